@@ -1,0 +1,52 @@
+"""The tools behind a graded run. They execute in the grader, not in the learner's process, so the
+grader knows every call that really happened and the learner's code only sees the results."""
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Callable
+
+from .scenarios import LessonWorld
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def calculate(expression: str) -> str:
+    """Arithmetic on numbers only; anything else raises ValueError with the reason."""
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            if isinstance(node.op, ast.Pow) and abs(value(node.right)) > 100:
+                raise ValueError("exponent too large")
+            return _BINARY[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+            return _UNARY[type(node.op)](value(node.operand))
+        raise ValueError(f"not arithmetic: {ast.unparse(node)!r}")
+
+    try:
+        result = value(ast.parse(expression.strip(), mode="eval").body)
+    except SyntaxError:
+        raise ValueError(f"not an expression: {expression!r}") from None
+    except ZeroDivisionError:
+        raise ValueError("division by zero") from None
+    if isinstance(result, float) and result.is_integer():
+        result = int(result)
+    return str(result)
+
+
+def grading_tools(world: LessonWorld) -> dict[str, Callable[[str], str]]:
+    """Name -> function for every tool a scenario may hand the agent."""
+    def weather(city: str) -> str:
+        city = city.strip().strip("\"'")
+        if city not in world.weather:
+            raise ValueError(f"unknown city: {city}")
+        return world.weather[city]
+
+    def broken(text: str) -> str:
+        raise RuntimeError("the service is down (HTTP 503)")
+
+    return {"Calculator": calculate, "Weather": weather, "Broken": broken}

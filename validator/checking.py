@@ -1,0 +1,143 @@
+"""What a lesson's checks are written with: the `check` marker, `expect`, and the `learner` handle.
+
+A check is a plain pytest test. It calls the learner's functions through `learner` (they run in the
+child process), looks at what came back and at the transcript, and fails with `Fail(key, ...)`:
+a message key from lesson.yaml or validator/messages.yaml, so the report can speak en or zh.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pytest
+
+from mock_llm import LessonWorld, Scenario, TextReactSession
+from mock_llm.text_react import Exchange
+from mock_llm.tools import grading_tools
+
+from .lessons import Lesson
+from .runner import Outcome, Submission, Unawaited
+
+
+def check(todo: str, points: int, en: str, zh: str):
+    """Tag a check with its TODO, its points and its title in both languages."""
+    return pytest.mark.todo(todo, points=points, title={"en": en, "zh": zh})
+
+
+class Fail(Exception):
+    """A failed check: a message key and its parameters; `detail` is shown verbatim (a traceback)."""
+
+    def __init__(self, key: str, detail: str = "", **params):
+        super().__init__(key)
+        self.key, self.detail, self.params = key, detail, params
+
+
+def expect(condition, key: str, **params):
+    if not condition:
+        raise Fail(key, **params)
+
+
+def tools_arg(world: LessonWorld, names: list[str], extra: dict[str, str] | None = None) -> dict:
+    """Tools for the learner's code: built in the child as its own Tool objects, run by the grader."""
+    described = dict(world.tool_descriptions, **(extra or {}))
+    return {"$tools": [{"name": n, "description": described[n]} for n in names]}
+
+
+def steps_arg(steps: list[dict]) -> dict:
+    return {"$steps": steps}
+
+
+@dataclass
+class ToolCall:
+    name: str
+    input: str
+    output: str
+    failed: bool
+    round: int  # how many model calls had been made when the tool ran
+
+
+@dataclass
+class ToolBox:
+    """Runs the tools the learner's code calls, in the grader, and records every call."""
+    world: LessonWorld
+    calls: list[ToolCall] = field(default_factory=list)
+    rounds: Callable[[], int] = lambda: 0
+
+    def __call__(self, name: str, text: str) -> str:
+        tool = grading_tools(self.world).get(name)
+        try:
+            if tool is None:
+                raise LookupError(f"no tool named {name!r} in the grader")
+            output = tool(text)
+        except Exception as error:
+            self.calls.append(ToolCall(name, text, str(error), True, self.rounds()))
+            raise
+        self.calls.append(ToolCall(name, text, output, False, self.rounds()))
+        return output
+
+
+@dataclass
+class AgentRun:
+    """One run of the learner's loop on a scenario: what it returned and everything it did."""
+    scenario: Scenario
+    max_steps: int | None
+    answer: object = None
+    exchanges: list[Exchange] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    outcome: Outcome | None = None
+
+
+@dataclass
+class Learner:
+    """The learner's file as the checks see it: call its functions, run its agent on a scenario."""
+    submission: Submission
+    lesson: Lesson
+    world: LessonWorld
+    runs: list[AgentRun] = field(default_factory=list)  # every agent run of the current check
+    printed: str = ""  # what the learner's code printed during the last call
+
+    def call(self, func: str, *args, model=None, tools=None):
+        outcome = self.submission.call(func, *args, timeout=self.lesson.time_limit, model=model,
+                                       tools=tools)
+        return self.result(func, outcome)
+
+    def result(self, func: str, outcome: Outcome):
+        """The value the call returned, or Fail with the reason it has none."""
+        self.printed = outcome.stdout
+        if outcome.unawaited or isinstance(outcome.value, Unawaited):
+            raise Fail("unawaited", func=func)
+        if outcome.problem:
+            error = outcome.error or {}
+            key = "import_syntax" if "line" in error else outcome.problem
+            raise Fail(key, detail=error.get("traceback", ""), func=func,
+                       seconds=self.lesson.time_limit, status=outcome.detail,
+                       type=error.get("type", ""), message=error.get("message", ""),
+                       line=error.get("line", "?"), text=error.get("text", ""))
+        if outcome.error:
+            error = outcome.error
+            message = error["message"]
+            if error["type"] == "NotImplementedError" and message.startswith("TODO"):
+                raise Fail("not_implemented", todo=message.split(":")[0])
+            key = "exited" if error["type"] == "SystemExit" else "crashed"
+            raise Fail(key, detail=error.get("traceback", ""), func=func, type=error["type"],
+                       message=message)
+        return outcome.value
+
+    def run_agent(self, scenario: str, max_steps: int | None = None,
+                  func: str = "react_agent") -> AgentRun:
+        """Run the learner's agent on a scenario with a fresh mock-model session."""
+        story = self.world.scenarios[scenario]
+        session = TextReactSession(story, budget=self.lesson.llm_call_budget)
+        toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript))
+        run = AgentRun(story, max_steps, exchanges=session.transcript, tool_calls=toolbox.calls)
+        args = [story.question, tools_arg(self.world, story.tools)]
+        if max_steps is not None:
+            args.append(max_steps)
+        self.runs.append(run)
+        run.outcome = self.submission.call(func, *args, timeout=self.lesson.time_limit,
+                                           model=session.reply, tools=toolbox)
+        if run.outcome.problem == "budget":
+            raise Fail("budget", func=func, budget=self.lesson.llm_call_budget)
+        run.answer = self.result(func, run.outcome)
+        return run
+

@@ -1,0 +1,76 @@
+"""The command line: `python validate.py LESSON` grades your file; `python validate.py list` shows
+every lesson with your score. Exit status: 0 all checks pass, 1 some fail, 2 bad usage."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from mock_llm import DEFAULT_SEED, ScenarioError
+
+from .grading import grade
+from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, say
+from .report import print_report, write_results
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="validate.py", description="Grade a reactlings lesson: runs your code against the mock LLM.",
+        epilog="examples: python validate.py day06 · python validate.py day06 --trace · "
+               "python validate.py list")
+    p.add_argument("lesson", help="a lesson such as day06, or `list` to see every lesson and your score")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
+    which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of the lesson's")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own)")
+    p.add_argument("--trace", action="store_true", help="show every prompt, model reply and tool call")
+    p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
+    p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
+                   help="text report (default), Gradescope results.json, or JUnit XML")
+    p.add_argument("--output", type=Path, metavar="FILE", help="write --format output here (default: stdout)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    lang = args.lang or default_lang()
+    console = Console(highlight=False, soft_wrap=True)
+    try:
+        if args.lesson == "list":
+            return list_lessons(console, lang, args.seed)
+        lesson = load_lesson(args.lesson)
+        path = lesson.solution if args.solution else (args.file or lesson.exercise)
+        result = grade(lesson, path, args.seed)
+    except (LessonError, ScenarioError) as error:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}: {error}", markup=False)
+        return 2
+    if args.format != "text" and args.output is None:
+        write_results(result, args.format, None, lang)
+    else:
+        print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console)
+        if args.format != "text":
+            write_results(result, args.format, args.output, lang)
+    return 0 if result.score == result.max_score else 1
+
+
+def list_lessons(console: Console, lang: str, seed: int) -> int:
+    table = Table(box=None, pad_edge=False)
+    for column in ("list_lesson", "list_title", "list_score"):
+        table.add_column(say(column, lang))
+    for name in lesson_names():
+        try:
+            lesson = load_lesson(name)
+            result = grade(lesson, lesson.exercise, seed)
+            score = f"{result.score}/{result.max_score}"
+            style = "green" if result.score == result.max_score else None
+        except (LessonError, ScenarioError) as error:
+            lesson, score, style = None, say("list_broken", lang, error=str(error)), "red"
+        table.add_row(name, lesson.title[lang] if lesson else "?", score, style=style)
+    console.print(table)
+    return 0

@@ -1,0 +1,117 @@
+"""Grade one file: run the lesson's checks with pytest and collect one result per check.
+
+A small pytest plugin (`Collector`) gives the checks their fixtures and records each outcome with
+its TODO and points, as exercism's test runner does; report.py turns the results into output.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from mock_llm import DEFAULT_SEED, load_world
+
+from .checking import AgentRun, Fail, Learner
+from .lessons import Lesson, LessonError
+from .runner import Submission
+
+
+@dataclass
+class CheckResult:
+    name: str
+    todo: str
+    points: int
+    title: dict  # {"en": ..., "zh": ...}
+    passed: bool
+    failure: Fail | None = None
+    runs: list[AgentRun] = field(default_factory=list)
+    printed: str = ""  # the learner's printing during the check's last call
+
+
+@dataclass
+class Grade:
+    lesson: Lesson
+    path: Path
+    seed: int
+    checks: list[CheckResult]
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> int:
+        return sum(c.points for c in self.checks if c.passed)
+
+    @property
+    def max_score(self) -> int:
+        return sum(c.points for c in self.checks)
+
+    def todo_score(self, todo_id: str) -> tuple[int, int]:
+        mine = [c for c in self.checks if c.todo == todo_id]
+        return sum(c.points for c in mine if c.passed), sum(c.points for c in mine)
+
+
+class Collector:
+    """The pytest plugin: fixtures for the checks, and a record of every check's result."""
+
+    def __init__(self, lesson: Lesson, submission: Submission, seed: int):
+        self.lesson, self.submission = lesson, submission
+        self.scenario_world = load_world(lesson.name, seed)  # not `world`: that's the fixture
+        self.results: list[CheckResult] = []
+        self.learners: dict[str, Learner] = {}
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
+
+    @pytest.fixture
+    def learner(self, request) -> Learner:
+        learner = Learner(self.submission, self.lesson, self.scenario_world)
+        self.learners[request.node.nodeid] = learner
+        return learner
+
+    @pytest.fixture
+    def world(self):
+        return self.scenario_world
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = (yield).get_result()
+        if report.when == "setup" and report.passed:
+            return
+        if report.when == "teardown" and not report.failed:
+            return
+        marker = item.get_closest_marker("todo")
+        if marker is None:
+            raise LessonError(f"{item.nodeid}: a check needs @check(todo, points, en, zh)")
+        failure = None
+        if report.failed:
+            error = call.excinfo.value if call.excinfo else None
+            failure = error if isinstance(error, Fail) else Fail(
+                "check_crashed", detail=str(report.longrepr), type=type(error).__name__,
+                message=str(error))
+        learner = self.learners.get(item.nodeid)
+        self.results.append(CheckResult(
+            name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
+            title=marker.kwargs["title"], passed=not report.failed, failure=failure,
+            runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
+
+
+def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
+    """Run every check of `lesson` against the file at `path`."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise LessonError(f"no such file: {path}")
+    started = time.monotonic()
+    submission = Submission(path)
+    collector = Collector(lesson, submission, seed)
+    try:
+        code = pytest.main(
+            [str(lesson.checks), "-s", "-p", "no:cacheprovider", "-p", "no:terminal",
+             "--import-mode=importlib", "-o", "addopts=", "-W", "ignore::pytest.PytestWarning"],
+            plugins=[collector])
+    finally:
+        submission.close()
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
+        raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
+                          f"code {int(code)})")
+    return Grade(lesson, path, seed, collector.results, time.monotonic() - started)

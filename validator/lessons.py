@@ -1,0 +1,105 @@
+"""Lessons: each is a folder under lessons/ with a lesson.yaml (title, TODOs, hints, messages), the
+exercise file, the checks (pytest tests) and the mock's scenarios. Folder names give the order."""
+from __future__ import annotations
+
+import locale
+import os
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS_DIR = ROOT / "lessons"
+SOLUTIONS_DIR = ROOT / "solutions"
+LANGS = ("en", "zh")
+
+
+class LessonError(Exception):
+    """Bad input a user can fix: an unknown lesson, a missing file, a malformed lesson.yaml."""
+
+
+@dataclass
+class Todo:
+    id: str
+    function: str
+    title: dict
+    hint: dict
+
+
+@dataclass
+class Lesson:
+    name: str
+    folder: Path
+    title: dict
+    exercise: Path
+    checks: Path
+    time_limit: float
+    llm_call_budget: int
+    todos: list[Todo]
+    messages: dict = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Path:
+        return SOLUTIONS_DIR / f"{self.name}.py"
+
+    def todo(self, todo_id: str) -> Todo:
+        return next(t for t in self.todos if t.id == todo_id)
+
+
+def lesson_names() -> list[str]:
+    return sorted(p.parent.name for p in LESSONS_DIR.glob("*/lesson.yaml"))
+
+
+def load_lesson(name: str) -> Lesson:
+    path = LESSONS_DIR / name / "lesson.yaml"
+    if not path.is_file():
+        known = ", ".join(lesson_names()) or "none"
+        raise LessonError(f"unknown lesson {name!r} (lessons: {known})")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        lesson = Lesson(
+            name=name, folder=path.parent, title=data["title"],
+            exercise=path.parent / data["exercise"], checks=path.parent / data.get("checks", "checks.py"),
+            time_limit=float(data.get("time_limit", 3)),
+            llm_call_budget=int(data.get("llm_call_budget", 25)),
+            todos=[Todo(str(t["id"]), t["function"], t["title"], t["hint"]) for t in data["todos"]],
+            messages=data.get("messages", {}),
+        )
+    except yaml.YAMLError as err:
+        raise LessonError(f"{path}: not valid YAML: {err}") from None
+    except (KeyError, TypeError, ValueError) as err:
+        raise LessonError(f"{path}: malformed lesson data ({type(err).__name__}: {err})") from None
+    return lesson
+
+
+def default_lang() -> str:
+    """zh when the locale says Chinese, else en."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        if os.environ.get(var):
+            return "zh" if os.environ[var].lower().startswith("zh") else "en"
+    return "zh" if (locale.getlocale()[0] or "").lower().startswith("zh") else "en"
+
+
+_catalog: dict | None = None
+
+
+def catalog() -> dict:
+    """The validator's own messages (validator/messages.yaml): key -> {en: ..., zh: ...}."""
+    global _catalog
+    if _catalog is None:
+        _catalog = yaml.safe_load((Path(__file__).with_name("messages.yaml")).read_text(encoding="utf-8"))
+    return _catalog
+
+
+class _Keep(dict):
+    def __missing__(self, key):  # a message names a parameter nobody gave: show it, don't crash
+        return "{" + key + "}"
+
+
+def say(key: str, lang: str, lesson: Lesson | None = None, **params) -> str:
+    """The message `key` in `lang`, from the lesson's messages or the validator's."""
+    entry = (lesson.messages if lesson else {}).get(key) or catalog().get(key) or {"en": key}
+    text = entry.get(lang) or entry["en"]
+    return string.Formatter().vformat(text, (), _Keep(params))

@@ -1,0 +1,142 @@
+"""Turn a Grade into what people and tools read: the terminal report, Gradescope's results.json,
+JUnit XML. Nothing here depends on time or machine, so the same grade gives the same bytes."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+from itertools import groupby
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from .grading import CheckResult, Grade
+from .lessons import say
+
+PRINTED_LINES = 15  # lines of the learner's printing shown under a failed check
+
+
+def failure_text(check: CheckResult, grade: Grade, lang: str) -> str:
+    """The failure message of a check in `lang`, with the learner's traceback if any."""
+    if check.passed or check.failure is None:
+        return ""
+    message = say(check.failure.key, lang, grade.lesson, **check.failure.params)
+    return message + ("\n" + check.failure.detail.rstrip() if check.failure.detail else "")
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
+                 console: Console | None = None) -> None:
+    console = console or Console(highlight=False, soft_wrap=True)
+    lesson = grade.lesson
+    console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
+    console.print(Text(f"{say('report_file', lang)}: {display_path(grade.path)}   "
+                       f"{say('report_seed', lang)}: {grade.seed}", style="dim"))
+    for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
+        checks = list(checks)
+        todo = lesson.todo(todo_id)
+        got, total = grade.todo_score(todo_id)
+        console.print()
+        console.print(Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
+                                   (f"({todo.function})", "dim"), "  ",
+                                   (f"{got}/{total}", "green" if got == total else "red")))
+        for check in checks:
+            mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
+            console.print(mark + Text(check.title[lang]))
+            if not check.passed:
+                console.print(Text(_indent(failure_text(check, grade, lang), 6)))
+                if check.printed.strip():
+                    lines = check.printed.rstrip().splitlines()
+                    shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
+                    console.print(Text(_indent(f"{say('report_output', lang)}:\n{shown}", 6), style="dim"))
+            if trace:
+                _print_trace(console, check, lang)
+        if got < total:
+            console.print(Text(_indent(f"{say('report_hint', lang)}: {todo.hint[lang]}", 2), style="yellow"))
+    console.print()
+    console.print(Text(f"{say('report_score', lang)}: {grade.score}/{grade.max_score}", style="bold"))
+    if grade.score == grade.max_score:
+        console.print(Text(say("report_all_passed", lang), style="green"))
+    else:
+        console.print(say("report_next", lang, command=command))
+
+
+def _print_trace(console: Console, check: CheckResult, lang: str) -> None:
+    for run in check.runs:
+        console.print(Text(_indent(f"── {run.scenario.name}: {run.scenario.question}", 4), style="cyan"))
+        for number, exchange in enumerate(run.exchanges, start=1):
+            console.print(Text(_indent(f"{say('report_trace_round', lang)} {number} · "
+                                       f"{say('report_trace_prompt', lang)}:", 6), style="bold"))
+            console.print(Text(_indent(exchange.prompt.rstrip(), 8), style="dim"))
+            console.print(Text(_indent(f"{say('report_trace_reply', lang)}:", 6), style="bold"))
+            console.print(Text(_indent(exchange.reply, 8)))
+            for call in (c for c in run.tool_calls if c.round == number):
+                console.print(Text(_indent(f"{say('report_trace_tool', lang)}: {call.name}({call.input!r})"
+                                           f" → {call.output!r}", 6), style="magenta"))
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line for line in text.splitlines())
+
+
+def test_name(check: CheckResult, lang: str) -> str:
+    return f"TODO {check.todo} · {check.title[lang]}"
+
+
+def gradescope(grade: Grade, lang: str) -> dict:
+    """Gradescope's results.json: a score per test, tagged with its TODO."""
+    tests = []
+    for number, check in enumerate(grade.checks, start=1):
+        todo = grade.lesson.todo(check.todo)
+        output = failure_text(check, grade, lang)
+        if not check.passed:
+            output += f"\n{say('report_hint', lang)}: {todo.hint[lang]}"
+        tests.append({
+            "name": test_name(check, lang), "number": str(number),
+            "score": check.points if check.passed else 0, "max_score": check.points,
+            "status": "passed" if check.passed else "failed", "output": output.strip(),
+            "tags": [f"TODO {check.todo}", todo.function], "visibility": "visible",
+        })
+    return {"score": grade.score, "max_score": grade.max_score,
+            "output": f"{grade.lesson.name}: {grade.score}/{grade.max_score} (seed {grade.seed})",
+            "visibility": "visible", "tests": tests}
+
+
+def junit(grade: Grade, lang: str) -> str:
+    failures = sum(not c.passed for c in grade.checks)
+    suites = ET.Element("testsuites", name="reactlings", tests=str(len(grade.checks)),
+                        failures=str(failures))
+    suite = ET.SubElement(suites, "testsuite", name=grade.lesson.name, tests=str(len(grade.checks)),
+                          failures=str(failures), errors="0", skipped="0")
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("seed", grade.seed), ("score", grade.score), ("max_score", grade.max_score)):
+        ET.SubElement(properties, "property", name=name, value=str(value))
+    for check in grade.checks:
+        case = ET.SubElement(suite, "testcase", classname=f"{grade.lesson.name}.TODO {check.todo}",
+                             name=test_name(check, lang))
+        if not check.passed:
+            message = failure_text(check, grade, lang)
+            failure = ET.SubElement(case, "failure", message=message.splitlines()[0] if message else "")
+            failure.text = message + f"\n{say('report_hint', lang)}: {grade.lesson.todo(check.todo).hint[lang]}"
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_results(grade: Grade, fmt: str, output: Path | None, lang: str) -> None:
+    """Write the gradescope or junit results to `output`, or to stdout when it is None."""
+    if fmt == "junit":
+        text = junit(grade, lang)
+    else:
+        text = json.dumps(gradescope(grade, lang), ensure_ascii=False, indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")

@@ -1,0 +1,232 @@
+"""Runs a learner's file in a child process (sandbox.py) and calls its functions with a time limit.
+
+The grader keeps the model and the tools: when the learner's code calls llm_call or a tool, the
+child asks over a socket and this side answers. A call that runs past its limit, or a child that
+dies, is killed and reported; the next call starts a fresh child.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+SANDBOX = Path(__file__).with_name("sandbox.py")
+MESSAGE_LIMIT = 8 * 1024 * 1024  # bytes in one message from the child; more is treated as abuse
+MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
+
+
+@dataclass
+class Outcome:
+    """What one call did. Exactly one of value / error / problem describes how it ended."""
+    value: object = None
+    error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
+    problem: str | None = None  # hang, died, missing, budget, bad_prompt, unexpected_llm,
+    # protocol, import_failed, import_hang, import_died
+    detail: str = ""  # for a problem: exit status, budget, ...
+    stdout: str = ""
+    unawaited: int = 0  # llm_call coroutines made but never awaited
+    seconds: float = 0.0
+
+
+@dataclass
+class Record:
+    """A dataclass instance from the learner's process: its class name and its fields."""
+    type: str
+    fields: dict
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@dataclass
+class Opaque:
+    """A value that does not cross as JSON: its type name and repr()."""
+    type: str
+    text: str
+
+
+@dataclass
+class Unawaited:
+    """A coroutine returned where a value was expected: a missing `await`."""
+    name: str
+
+
+def decode(value):
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$tuple" in value:
+        return tuple(decode(v) for v in value["$tuple"])
+    if "$dict" in value:
+        return {_hashable(decode(k)): decode(v) for k, v in value["$dict"]}
+    if "$dataclass" in value:
+        return Record(value["$dataclass"], {k: decode(v) for k, v in value["fields"].items()})
+    if "$coroutine" in value:
+        return Unawaited(value["$coroutine"])
+    return Opaque(value.get("$type", "?"), value.get("$repr", ""))
+
+
+def _hashable(key):
+    return key if isinstance(key, (str, int, float, bool, tuple, type(None))) else repr(key)
+
+
+def _limit_child():
+    import resource  # POSIX only; the grader runs on Linux and macOS
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)
+
+
+@dataclass
+class Submission:
+    """A learner's file, loaded in a child process on first use."""
+    path: Path
+    import_timeout: float = 5.0
+    process: subprocess.Popen | None = None
+    sock: socket.socket | None = None
+    import_failure: Outcome | None = None  # set once: a file that can't import never will
+    buffer: bytes = field(default=b"", repr=False)
+
+    def call(self, func: str, *args, timeout: float,
+             model: Callable[[str], str] | None = None,
+             tools: Callable[[str, str], str] | None = None) -> Outcome:
+        """Call func(*args) in the child. model answers llm_call; tools(name, input) runs a tool."""
+        if self.import_failure:
+            return self.import_failure
+        started = time.monotonic()
+        if self.process is None:
+            failure = self._start()
+            if failure:
+                self.import_failure = failure
+                return failure
+        deadline = time.monotonic() + timeout
+        outcome = self._serve({"op": "call", "func": func, "args": list(args)}, deadline, model, tools)
+        outcome.seconds = time.monotonic() - started
+        if outcome.problem and outcome.problem != "missing":
+            self.close()  # the child is stuck, dead or mid-call: start afresh next time
+        return outcome
+
+    def _start(self) -> Outcome | None:
+        parent, child = socket.socketpair()
+        self.process = subprocess.Popen(
+            [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)],
+            pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=_limit_child,
+            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
+        child.close()
+        self.sock, self.buffer = parent, b""
+        first = self._receive(time.monotonic() + self.import_timeout)
+        if isinstance(first, Outcome):  # hang or death while importing
+            first.problem = "import_" + first.problem if first.problem in ("hang", "died") else first.problem
+            self.close()
+            return first
+        if first.get("op") == "import_failed":
+            self.close()
+            return Outcome(problem="import_failed", error=first.get("error"), stdout=first.get("stdout", ""))
+        return None
+
+    def _serve(self, request, deadline, model, tools) -> Outcome:
+        self._send(request)
+        while True:
+            message = self._receive(deadline)
+            if isinstance(message, Outcome):
+                return message
+            op = message.get("op")
+            if op == "llm":
+                stop = self._answer_model(message.get("prompt"), model)
+                if stop:  # refused: end at once, even if the learner's loop swallows the refusal
+                    return stop
+            elif op == "tool":
+                self._send(self._run_tool(tools, message))
+            elif op == "done":
+                return self._finish(message)
+            else:
+                return Outcome(problem="protocol", detail=f"unexpected message {op!r}")
+
+    def _answer_model(self, prompt, model) -> Outcome | None:
+        from mock_llm import BudgetExceeded
+        if not isinstance(prompt, str):
+            kind = prompt.get("$type", "?") if isinstance(prompt, dict) else type(prompt).__name__
+            return Outcome(problem="bad_prompt", detail=kind)
+        if model is None:
+            return Outcome(problem="unexpected_llm")
+        try:
+            self._send({"reply": model(prompt)})
+        except BudgetExceeded as refused:
+            return Outcome(problem="budget", detail=str(refused))
+        return None
+
+    @staticmethod
+    def _run_tool(tools, message) -> dict:
+        try:
+            return {"output": str(tools(str(message.get("name")), str(message.get("input"))))}
+        except Exception as error:  # the tool's failure, told to the learner's code as an exception
+            return {"raise": str(error)}
+
+    @staticmethod
+    def _finish(message) -> Outcome:
+        common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited", 0)))
+        if "missing" in message:
+            return Outcome(problem="missing", detail=str(message["missing"]), **common)
+        if "error" in message:
+            return Outcome(error=message["error"], **common)
+        return Outcome(value=decode(message.get("value")), **common)
+
+    def _send(self, message):
+        try:
+            self.sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        except OSError:
+            pass  # the child is gone; _receive reports how it ended
+
+    def _receive(self, deadline) -> dict | Outcome:
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Outcome(problem="hang")
+            self.sock.settimeout(remaining)
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except socket.timeout:
+                return Outcome(problem="hang")
+            except OSError:
+                chunk = b""
+            if not chunk:
+                return Outcome(problem="died", detail=self._exit_status())
+            self.buffer += chunk
+            if len(self.buffer) > MESSAGE_LIMIT:
+                return Outcome(problem="protocol", detail="message too large")
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            return Outcome(problem="protocol", detail="unreadable message")
+
+    def _exit_status(self) -> str:
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "?"
+        return f"signal {signal.Signals(-code).name}" if code < 0 else str(code)
+
+    def close(self):
+        """Kill the child and everything it started."""
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.process.wait()
+            self.process = None
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None

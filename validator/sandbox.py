@@ -1,0 +1,202 @@
+"""The child process that runs a learner's file. Started by runner.py; never imported by the grader.
+
+It imports the file, then serves requests from the grader over a socket, one JSON object per line:
+
+    grader -> child   {"op": "call", "func": "react_agent", "args": [...]}
+    child  -> grader  {"op": "llm", "prompt": "..."}        the learner's code called llm_call
+    grader -> child   {"reply": "..."}   (or no answer: past the call budget the grader kills the child)
+    child  -> grader  {"op": "tool", "name": "Weather", "input": "北京"}
+    grader -> child   {"output": "..."}  or   {"raise": "..."}
+    child  -> grader  {"op": "done", "value": ..., "stdout": "..."}   or   {"op": "done", "error": {...}}
+
+The model and the tools answer from the grader's process, so the transcript and the score are kept
+where the learner's code cannot reach them. Only JSON crosses: nothing the child sends is executed.
+"""
+import asyncio
+import dataclasses
+import importlib.util
+import inspect
+import json
+import os
+import socket
+import sys
+import traceback
+import warnings
+
+STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
+
+
+class CappedText:
+    """Stands in for sys.stdout/sys.stderr: keeps the first STDOUT_LIMIT characters, counts the rest."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.kept, self.dropped = [], 0
+        self.size = 0
+
+    def write(self, text):
+        text = str(text)
+        room = STDOUT_LIMIT - self.size
+        if room > 0:
+            self.kept.append(text[:room])
+            self.size += len(text[:room])
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def text(self):
+        more = f"\n… ({self.dropped} more characters not shown)" if self.dropped else ""
+        return "".join(self.kept) + more
+
+
+class Channel:
+    def __init__(self, fd):
+        self.sock = socket.socket(fileno=fd)
+        self.buffer = b""
+
+    def send(self, message):
+        self.sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+
+    def receive(self):
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                os._exit(0)  # the grader is gone
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def ask(self, message):
+        self.send(message)
+        return self.receive()
+
+
+def learner_frames(error, path):
+    """The traceback of `error` cut down to the frames in the learner's file (plus the last frame)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    keep = [f for f in frames if f.filename == path]
+    if frames and frames[-1] not in keep:
+        keep.append(frames[-1])
+    return "".join(traceback.format_list(keep))
+
+
+def describe(error, path):
+    return {"type": type(error).__name__, "message": str(error), "traceback": learner_frames(error, path)}
+
+
+def encode(value, depth=0):
+    """A learner's return value as JSON. Tuples, dataclasses and coroutines keep their kind."""
+    if depth > 20:
+        return {"$repr": "…", "$type": type(value).__name__}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, list):
+        return [encode(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: encode(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+        return {"$dataclass": type(value).__name__, "fields": fields}
+    if inspect.iscoroutine(value):
+        value.close()
+        return {"$coroutine": value.__qualname__}
+    return {"$repr": repr(value)[:300], "$type": type(value).__name__}
+
+
+class Child:
+    def __init__(self, channel, path):
+        self.channel, self.path = channel, path
+        self.module = None
+        self.created = self.awaited = 0  # llm_call coroutines made / actually awaited
+
+    def load(self):
+        spec = importlib.util.spec_from_file_location("submission", self.path)
+        self.module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = self.module
+        spec.loader.exec_module(self.module)
+        self.module.llm_call = self.llm_call  # the learner's loop now talks to the grader's model
+
+    def llm_call(self, prompt, *args, **kwargs):
+        # A plain function returning a coroutine, so a missing `await` can be counted and named.
+        self.created += 1
+
+        async def call():
+            self.awaited += 1
+            answer = self.channel.ask({"op": "llm", "prompt": prompt if isinstance(prompt, str)
+                                       else {"$type": type(prompt).__name__, "$repr": repr(prompt)[:300]}})
+            return answer["reply"]
+
+        return call()
+
+    def proxy_tool(self, name):
+        def run(tool_input):
+            answer = self.channel.ask({"op": "tool", "name": name, "input": str(tool_input)})
+            if "raise" in answer:
+                raise RuntimeError(answer["raise"])
+            return answer["output"]
+        run.__name__ = name
+        return run
+
+    def decode(self, value):
+        """Arguments from the grader: {"$tools": [...]} and {"$steps": [...]} become the file's own types."""
+        if isinstance(value, list):
+            return [self.decode(v) for v in value]
+        if isinstance(value, dict) and "$tools" in value:
+            return [self.module.Tool(t["name"], t["description"], self.proxy_tool(t["name"]))
+                    for t in value["$tools"]]
+        if isinstance(value, dict) and "$steps" in value:
+            return [self.module.AgentStep(**step) for step in value["$steps"]]
+        return value
+
+    def call(self, request, output):
+        output.reset()
+        self.created = self.awaited = 0
+        try:
+            function = getattr(self.module, request["func"], None)
+            if not callable(function):
+                return {"op": "done", "missing": request["func"], "stdout": "", "unawaited": 0}
+            result = function(*self.decode(request["args"]))
+            if inspect.iscoroutine(result) and result.__qualname__ != "Child.llm_call.<locals>.call":
+                result = asyncio.run(result)
+            reply = {"value": encode(result)}
+        except BaseException as error:  # SystemExit and KeyboardInterrupt are learner errors here
+            reply = {"error": describe(error, self.path)}
+        reply.update(op="done", stdout=output.text(), unawaited=self.created - self.awaited)
+        return reply
+
+
+def main():
+    fd, path = int(sys.argv[1]), os.path.abspath(sys.argv[2])
+    sys.path[0] = os.path.dirname(path)  # imports resolve as when the learner runs the file
+    sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # mock_llm
+    warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
+    channel = Channel(fd)
+    output = CappedText()
+    sys.stdout = sys.stderr = output
+    child = Child(channel, path)
+    try:
+        child.load()
+    except SyntaxError as error:
+        channel.send({"op": "import_failed", "stdout": output.text(), "error": {
+            "type": type(error).__name__, "message": error.msg, "line": error.lineno,
+            "text": (error.text or "").rstrip(), "traceback": ""}})
+        return
+    except BaseException as error:
+        channel.send({"op": "import_failed", "stdout": output.text(), "error": describe(error, path)})
+        return
+    channel.send({"op": "ready"})
+    while True:
+        channel.send(child.call(channel.receive(), output))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""Make each lesson's exercise file from its reference solution, the single source.
+
+In solutions/dayNN.py, the code between `# BEGIN SOLUTION` and `# END SOLUTION` (the nbgrader/otter
+convention) becomes `raise NotImplementedError("TODO x.y: …")`, x.y being the TODO named in the
+lines above it. Everything else is copied as it is.
+
+    python -m validator.templates          rewrite every exercise file
+    python -m validator.templates --check  exit 1 if one is out of date (the kit's tests run this)
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+from .lessons import Lesson, LessonError, lesson_names, load_lesson
+
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
+
+
+def make_template(solution: str, lesson: Lesson) -> str:
+    lines, out, inside = solution.splitlines(keepends=True), [], False
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if stripped == BEGIN:
+            if inside:
+                raise LessonError(f"{lesson.solution}:{number}: {BEGIN} inside another one")
+            todo_id = _todo_above(out, lesson, number)
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f'{indent}raise NotImplementedError("TODO {todo_id}: {lesson.todo(todo_id).title["en"]}")\n')
+            inside = True
+        elif stripped == END:
+            if not inside:
+                raise LessonError(f"{lesson.solution}:{number}: {END} without {BEGIN}")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise LessonError(f"{lesson.solution}: {BEGIN} is never closed")
+    return "".join(out)
+
+
+def _todo_above(lines: list[str], lesson: Lesson, number: int) -> str:
+    known = {t.id for t in lesson.todos}
+    for line in reversed(lines):
+        for found in re.findall(r"TODO (\d+\.\d+)", line):
+            if found in known:
+                return found
+    raise LessonError(f"{lesson.solution}:{number}: no TODO of lesson.yaml named above {BEGIN}")
+
+
+def main(argv: list[str]) -> int:
+    check_only, stale = "--check" in argv, []
+    for name in lesson_names():
+        lesson = load_lesson(name)
+        if not lesson.solution.is_file():
+            continue
+        wanted = make_template(lesson.solution.read_text(encoding="utf-8"), lesson)
+        current = lesson.exercise.read_text(encoding="utf-8") if lesson.exercise.is_file() else None
+        if current == wanted:
+            continue
+        stale.append(lesson.exercise)
+        if not check_only:
+            lesson.exercise.write_text(wanted, encoding="utf-8")
+            print(f"wrote {lesson.exercise}")
+    if check_only and stale:
+        print("out of date (run `python -m validator.templates`): " + ", ".join(map(str, stale)))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
