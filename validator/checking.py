@@ -110,7 +110,7 @@ class Learner:
             error = outcome.error or {}
             key = "import_syntax" if "line" in error else outcome.problem
             raise Fail(key, detail=error.get("traceback", ""), func=func,
-                       seconds=self.lesson.time_limit, status=outcome.detail,
+                       seconds=outcome.detail, status=outcome.detail,
                        type=error.get("type", ""), message=error.get("message", ""),
                        line=error.get("line", "?"), text=error.get("text", ""))
         if outcome.error:

@@ -20,6 +20,7 @@ from typing import Callable
 SANDBOX = Path(__file__).with_name("sandbox.py")
 MESSAGE_LIMIT = 8 * 1024 * 1024  # bytes in one message from the child; more is treated as abuse
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
+HUNG_AGAIN_LIMIT = 1.0  # seconds for a function that already hung once: fail fast, still check
 
 
 @dataclass
@@ -27,8 +28,8 @@ class Outcome:
     """What one call did. Exactly one of value / error / problem describes how it ended."""
     value: object = None
     error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
-    problem: str | None = None  # hang, died, missing, budget, bad_prompt, unexpected_llm,
-    # protocol, import_failed, import_hang, import_died
+    problem: str | None = None  # hang, died, flood, missing, budget, bad_prompt,
+    # unexpected_llm, protocol, import_failed, import_hang, import_died
     detail: str = ""  # for a problem: exit status, budget, ...
     stdout: str = ""
     unawaited: int = 0  # llm_call coroutines made but never awaited
@@ -95,6 +96,7 @@ class Submission:
     process: subprocess.Popen | None = None
     sock: socket.socket | None = None
     import_failure: Outcome | None = None  # set once: a file that can't import never will
+    hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     buffer: bytes = field(default=b"", repr=False)
 
     def call(self, func: str, *args, timeout: float,
@@ -109,9 +111,14 @@ class Submission:
             if failure:
                 self.import_failure = failure
                 return failure
+        if func in self.hung:
+            timeout = min(timeout, HUNG_AGAIN_LIMIT)
         deadline = time.monotonic() + timeout
         outcome = self._serve({"op": "call", "func": func, "args": list(args)}, deadline, model, tools)
         outcome.seconds = time.monotonic() - started
+        if outcome.problem == "hang":
+            outcome.detail = f"{timeout:g}"
+            self.hung.add(func)
         if outcome.problem and outcome.problem != "missing":
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
@@ -127,6 +134,8 @@ class Submission:
         self.sock, self.buffer = parent, b""
         first = self._receive(time.monotonic() + self.import_timeout)
         if isinstance(first, Outcome):  # hang or death while importing
+            if first.problem == "hang":
+                first.detail = f"{self.import_timeout:g}"
             first.problem = "import_" + first.problem if first.problem in ("hang", "died") else first.problem
             self.close()
             return first
@@ -150,6 +159,8 @@ class Submission:
                 self._send(self._run_tool(tools, message))
             elif op == "done":
                 return self._finish(message)
+            elif op == "flood":
+                return Outcome(problem="flood", stdout=str(message.get("stdout", "")))
             else:
                 return Outcome(problem="protocol", detail=f"unexpected message {op!r}")
 
@@ -216,7 +227,7 @@ class Submission:
             code = self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "?"
-        return f"signal {signal.Signals(-code).name}" if code < 0 else str(code)
+        return f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
 
     def close(self):
         """Kill the child and everything it started."""

@@ -8,6 +8,7 @@ It imports the file, then serves requests from the grader over a socket, one JSO
     child  -> grader  {"op": "tool", "name": "Weather", "input": "北京"}
     grader -> child   {"output": "..."}  or   {"raise": "..."}
     child  -> grader  {"op": "done", "value": ..., "stdout": "..."}   or   {"op": "done", "error": {...}}
+    child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
 
 The model and the tools answer from the grader's process, so the transcript and the score are kept
 where the learner's code cannot reach them. Only JSON crosses: nothing the child sends is executed.
@@ -24,12 +25,14 @@ import traceback
 import warnings
 
 STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
+FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
 
 
 class CappedText:
     """Stands in for sys.stdout/sys.stderr: keeps the first STDOUT_LIMIT characters, counts the rest."""
 
-    def __init__(self):
+    def __init__(self, on_flood):
+        self.on_flood = on_flood
         self.reset()
 
     def reset(self):
@@ -43,6 +46,8 @@ class CappedText:
             self.kept.append(text[:room])
             self.size += len(text[:room])
         self.dropped += max(0, len(text) - max(room, 0))
+        if self.size + self.dropped > FLOOD_LIMIT:
+            self.on_flood(self.text())
         return len(text)
 
     def flush(self):
@@ -180,7 +185,12 @@ def main():
     sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # mock_llm
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
     channel = Channel(fd)
-    output = CappedText()
+
+    def flood(printed):
+        channel.send({"op": "flood", "stdout": printed})
+        os._exit(0)
+
+    output = CappedText(on_flood=flood)
     sys.stdout = sys.stderr = output
     child = Child(channel, path)
     try:
