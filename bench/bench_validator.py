@@ -1,0 +1,65 @@
+"""How long grading takes, as ratios to a bare `python -c pass` timed in the same run.
+
+    python bench/bench_validator.py [--runs N]
+
+Machines here are noisy, so every figure is a median of N runs and is printed next to the baseline
+measured alongside it; compare ratios between runs, not seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "solutions" / "day06.py"
+
+
+def variant(folder: Path, name: str, old: str, new: str) -> Path:
+    """The solution with one mistake put in: the submissions the validator must stop quickly."""
+    text = SOLUTION.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in the solution"
+    path = folder / f"{name}.py"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def median_seconds(command: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    runs = parser.parse_args().runs
+    grade = [sys.executable, "validate.py", "day06", "--file"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cases = {
+            "day06 reference solution": grade + [str(SOLUTION)],
+            "untouched template": grade + [str(ROOT / "lessons" / "day06" / "day06.py")],
+            "LLM-call loop, no max_steps": grade + [str(variant(
+                folder, "no_limit", "for _ in range(max_steps):", "while True:"))],
+            "CPU loop in react_agent (8 hangs)": grade + [str(variant(
+                folder, "cpu_loop", "    steps: list[AgentStep] = []\n",
+                "    steps: list[AgentStep] = []\n    while True:\n        pass\n"))],
+        }
+        baseline = median_seconds([sys.executable, "-c", "pass"], runs * 2)
+        print(f"baseline `python -c pass`: {baseline * 1000:.0f} ms (median of {runs * 2})")
+        print(f"{'case':38} {'median':>9} {'× baseline':>11}")
+        for name, command in cases.items():
+            seconds = median_seconds(command, runs)
+            print(f"{name:38} {seconds:8.2f}s {seconds / baseline:10.1f}×")
+
+
+if __name__ == "__main__":
+    main()
