@@ -6,6 +6,8 @@ so an answer typed into the code instead of computed fails.
 """
 from __future__ import annotations
 
+import ast
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -24,39 +26,66 @@ class ScenarioError(ValueError):
 @dataclass(frozen=True)
 class Call:
     tool: str
-    input: str  # a template: {var}, {obs1}, {obs1:number}
-    thought: str
+    input: str = ""  # text protocol: a template such as "{a} + {b} * {c}" or "{obs1:number} * 9 / 5"
+    args: dict | None = None  # chat protocol: the function arguments, each value a template
+    thought: str = "I should use a tool."
 
 
 @dataclass
 class Scenario:
     name: str
     question: str
-    calls: list[Call]
+    turns: list[list[Call]]  # one model reply each; a turn of several calls is a parallel call
     answer: str
     tools: list[str]  # the tools the agent is given for this task
-    repeat: bool  # never finish: after the scripted calls, repeat the last one with {n} counting
+    repeat: bool  # never finish: after the scripted turns, repeat the last one with {n} counting
     values: dict = field(default_factory=dict)  # the drawn variables
 
+    def turn(self, index: int) -> list[Call] | None:
+        """The calls of the index-th tool-calling reply (0-based), or None when ready to answer."""
+        if index < len(self.turns):
+            return self.turns[index]
+        return self.turns[-1] if self.repeat else None
+
     def call(self, index: int) -> Call | None:
-        """The index-th tool call (0-based) the model makes, or None when it is ready to answer."""
-        if index < len(self.calls):
-            return self.calls[index]
-        return self.calls[-1] if self.repeat else None
+        """Text protocol: one call per reply."""
+        turn = self.turn(index)
+        return turn[0] if turn else None
 
     def render(self, template: str, observations: list[str]) -> str:
-        """Fill a template from the drawn values and the observations read so far."""
+        """Fill a template from the drawn values and the observations read so far.
+
+        {a} a drawn value · {obs1} the first observation · {obs1:number} the first number in it ·
+        {obs1.price} a field of it, read as JSON (or a Python literal) · {n} the next call's number.
+        """
         names = dict(self.values, n=len(observations) + 1)
         names.update({f"obs{i}": obs for i, obs in enumerate(observations, start=1)})
 
         def fill(match: re.Match) -> str:
-            name, flt = match.group(1), match.group(2)
+            name, key, flt = match.group(1), match.group(2), match.group(3)
             if name not in names:
                 raise ScenarioError(f"scenario {self.name!r}: unknown placeholder {{{name}}}")
             value = str(names[name])
+            if key:
+                value = str(field_of(value, key))
             return first_number(value) if flt == "number" else value
 
-        return re.sub(r"\{(\w+)(?::(\w+))?\}", fill, template)
+        return re.sub(r"\{(\w+)(?:\.(\w+))?(?::(\w+))?\}", fill, template)
+
+    def render_args(self, call: Call, observations: list[str]) -> dict:
+        return {k: self.render(str(v), observations) for k, v in (call.args or {}).items()}
+
+
+def field_of(text: str, key: str):
+    """text["key"] when text is a JSON object (or a Python dict literal); else the text itself."""
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            data = parse(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(data, dict) and key in data:
+            return data[key]
+    return text
 
 
 def first_number(text: str) -> str:
@@ -77,11 +106,27 @@ def draw(spec: dict, rng: random.Random, seed: int):
 
 @dataclass
 class LessonWorld:
-    """Everything one lesson's scenarios need for one seed: scenarios, tool descriptions, weather."""
+    """Everything one lesson's scenarios need for one seed: scenarios, tools and their data."""
     scenarios: dict[str, Scenario]
     tool_descriptions: dict[str, str]
     weather: dict[str, str]  # city -> report, for the Weather tool
+    quotes: dict[str, dict]  # ticker -> quote, for get_quote
     seed: int
+
+
+def _turn(spec) -> list[Call]:
+    """A scenario's `calls` entry: one call (a mapping) or parallel calls (a list of mappings)."""
+    specs = spec if isinstance(spec, list) else [spec]
+    return [Call(c["tool"], str(c.get("input", "")), c.get("args"), c.get("thought", Call.thought))
+            for c in specs]
+
+
+def _quote(base: dict, rng: random.Random, seed: int) -> dict:
+    if seed == DEFAULT_SEED:
+        return dict(base)
+    return dict(base, price=round(base["price"] * rng.uniform(0.5, 1.5), 1),
+                pe=round(base["pe"] * rng.uniform(0.6, 1.4), 1),
+                change_1y_pct=round(rng.uniform(-40, 120), 1))
 
 
 def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) -> LessonWorld:
@@ -103,21 +148,16 @@ def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) 
             city: f"{sky}, {temp if seed == DEFAULT_SEED else rng.randint(-10, 38)}°C"
             for city, (sky, temp) in data.get("weather", {}).items()
         }
-        scenarios = {
-            name: Scenario(
-                name=name,
-                question="",
-                calls=[Call(c["tool"], str(c["input"]), c.get("thought", "I should use a tool."))
-                       for c in spec.get("calls", [])],
-                answer=spec["answer"] if "answer" in spec else "",
-                tools=spec.get("tools", list(data.get("tools", {}))),
-                repeat=bool(spec.get("repeat", False)),
-                values=values,
-            )
-            for name, spec in data["scenarios"].items()
-        }
-        for name, scenario in scenarios.items():
-            scenario.question = scenario.render(data["scenarios"][name]["question"], [])
+        quotes = {ticker: dict(_quote(base, rng, seed), ticker=ticker)
+                  for ticker, base in data.get("quotes", {}).items()}
+        scenarios = {}
+        for name, spec in data["scenarios"].items():
+            scenario = Scenario(
+                name=name, question="", turns=[_turn(c) for c in spec.get("calls", [])],
+                answer=spec.get("answer", ""), tools=spec.get("tools", list(data.get("tools", {}))),
+                repeat=bool(spec.get("repeat", False)), values=values)
+            scenario.question = scenario.render(spec["question"], [])
+            scenarios[name] = scenario
     except (KeyError, TypeError, ValueError) as err:
         raise ScenarioError(f"{path}: malformed scenario data ({type(err).__name__}: {err})") from None
-    return LessonWorld(scenarios, dict(data.get("tools", {})), weather, seed)
+    return LessonWorld(scenarios, dict(data.get("tools", {})), weather, quotes, seed)

@@ -30,6 +30,7 @@ PLACEHOLDER = re.compile(r"^(\.\.\.|…|[\[<{【(（].*[\]>}】)）])$")
 
 class BudgetExceeded(Exception):
     """The agent called the model more often than the scenario's budget allows."""
+    problem = "budget"  # what the grader reports: the run ends at once
 
 
 def _tool_name(text: str) -> str:

@@ -46,7 +46,14 @@ def grading_tools(world: LessonWorld) -> dict[str, Callable[[str], str]]:
             raise ValueError(f"unknown city: {city}")
         return world.weather[city]
 
-    def broken(text: str) -> str:
+    def get_quote(ticker: str) -> dict:
+        """Like the lesson's own tool: an unknown ticker is an error *result*, not an exception."""
+        key = str(ticker).strip().upper()
+        if key not in world.quotes:
+            return {"error": f"unknown ticker: {ticker}"}
+        return dict(world.quotes[key])
+
+    def broken(*args, **kwargs) -> str:
         raise RuntimeError("the service is down (HTTP 503)")
 
-    return {"Calculator": calculate, "Weather": weather, "Broken": broken}
+    return {"Calculator": calculate, "Weather": weather, "get_quote": get_quote, "Broken": broken}

@@ -12,7 +12,7 @@ from typing import Callable
 import pytest
 
 from mock_llm import LessonWorld, Scenario, TextReactSession
-from mock_llm.text_react import Exchange
+from mock_llm.chat import ChatSession
 from mock_llm.tools import grading_tools
 
 from .lessons import Lesson
@@ -37,6 +37,16 @@ def expect(condition, key: str, **params):
         raise Fail(key, **params)
 
 
+def registry_arg(names: list[str]) -> dict:
+    """A name -> function dict for the learner's code, each function run by the grader."""
+    return {"$registry": names}
+
+
+def completion_arg(response: dict) -> dict:
+    """A Chat Completions response body, rebuilt in the child as an openai ChatCompletion."""
+    return {"$completion": response}
+
+
 def tools_arg(world: LessonWorld, names: list[str], extra: dict[str, str] | None = None) -> dict:
     """Tools for the learner's code: built in the child as its own Tool objects, run by the grader."""
     described = dict(world.tool_descriptions, **(extra or {}))
@@ -50,8 +60,8 @@ def steps_arg(steps: list[dict]) -> dict:
 @dataclass
 class ToolCall:
     name: str
-    input: str
-    output: str
+    input: object  # the one positional argument (text protocol) or the keyword arguments (a dict)
+    output: object
     failed: bool
     round: int  # how many model calls had been made when the tool ran
 
@@ -63,16 +73,17 @@ class ToolBox:
     calls: list[ToolCall] = field(default_factory=list)
     rounds: Callable[[], int] = lambda: 0
 
-    def __call__(self, name: str, text: str) -> str:
+    def __call__(self, name: str, *args, **kwargs):
+        given = args[0] if len(args) == 1 and not kwargs else (kwargs if not args else [*args, kwargs])
         tool = grading_tools(self.world).get(name)
         try:
             if tool is None:
                 raise LookupError(f"no tool named {name!r} in the grader")
-            output = tool(text)
+            output = tool(*args, **kwargs)
         except Exception as error:
-            self.calls.append(ToolCall(name, text, str(error), True, self.rounds()))
+            self.calls.append(ToolCall(name, given, str(error), True, self.rounds()))
             raise
-        self.calls.append(ToolCall(name, text, output, False, self.rounds()))
+        self.calls.append(ToolCall(name, given, output, False, self.rounds()))
         return output
 
 
@@ -80,9 +91,8 @@ class ToolBox:
 class AgentRun:
     """One run of the learner's loop on a scenario: what it returned and everything it did."""
     scenario: Scenario
-    max_steps: int | None
     answer: object = None
-    exchanges: list[Exchange] = field(default_factory=list)
+    exchanges: list = field(default_factory=list)  # text: Exchange(prompt, reply); chat: HttpExchange
     tool_calls: list[ToolCall] = field(default_factory=list)
     outcome: Outcome | None = None
 
@@ -123,21 +133,22 @@ class Learner:
                        message=message)
         return outcome.value
 
-    def run_agent(self, scenario: str, max_steps: int | None = None,
-                  func: str = "react_agent") -> AgentRun:
-        """Run the learner's agent on a scenario with a fresh mock-model session."""
+    def run_agent(self, func: str, scenario: str, *args) -> AgentRun:
+        """Run func(question, *args) on a scenario, against a fresh session of the mock model
+        speaking the lesson's protocol; the run keeps the transcript and every tool call."""
         story = self.world.scenarios[scenario]
-        session = TextReactSession(story, budget=self.lesson.llm_call_budget)
+        if self.lesson.protocol == "chat":
+            session = ChatSession(story, self.world.seed, budget=self.lesson.llm_call_budget)
+            model = session.handle_raw
+        else:
+            session = TextReactSession(story, budget=self.lesson.llm_call_budget)
+            model = session.reply
         toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript))
-        run = AgentRun(story, max_steps, exchanges=session.transcript, tool_calls=toolbox.calls)
-        args = [story.question, tools_arg(self.world, story.tools)]
-        if max_steps is not None:
-            args.append(max_steps)
+        run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls)
         self.runs.append(run)
-        run.outcome = self.submission.call(func, *args, timeout=self.lesson.time_limit,
-                                           model=session.reply, tools=toolbox)
+        run.outcome = self.submission.call(func, story.question, *args, timeout=self.lesson.time_limit,
+                                           model=model, tools=toolbox)
         if run.outcome.problem == "budget":
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget)
         run.answer = self.result(func, run.outcome)
         return run
-

@@ -100,9 +100,11 @@ class Submission:
     buffer: bytes = field(default=b"", repr=False)
 
     def call(self, func: str, *args, timeout: float,
-             model: Callable[[str], str] | None = None,
-             tools: Callable[[str, str], str] | None = None) -> Outcome:
-        """Call func(*args) in the child. model answers llm_call; tools(name, input) runs a tool."""
+             model: Callable | None = None, tools: Callable | None = None) -> Outcome:
+        """Call func(*args) in the child. `model` answers the learner's model calls: model(prompt)
+        for llm_call, model(method, path, body) -> (status, json) for the openai client. A model
+        that raises an exception with a `problem` attribute ends the call with that problem.
+        tools(name, *args, **kwargs) runs a tool the learner's code called."""
         if self.import_failure:
             return self.import_failure
         started = time.monotonic()
@@ -155,6 +157,10 @@ class Submission:
                 stop = self._answer_model(message.get("prompt"), model)
                 if stop:  # refused: end at once, even if the learner's loop swallows the refusal
                     return stop
+            elif op == "http":
+                stop = self._answer_http(message, model)
+                if stop:
+                    return stop
             elif op == "tool":
                 self._send(self._run_tool(tools, message))
             elif op == "done":
@@ -165,22 +171,39 @@ class Submission:
                 return Outcome(problem="protocol", detail=f"unexpected message {op!r}")
 
     def _answer_model(self, prompt, model) -> Outcome | None:
-        from mock_llm import BudgetExceeded
+        """Text protocol: the learner's llm_call(prompt). Returns an Outcome when the run must stop."""
         if not isinstance(prompt, str):
             kind = prompt.get("$type", "?") if isinstance(prompt, dict) else type(prompt).__name__
             return Outcome(problem="bad_prompt", detail=kind)
         if model is None:
             return Outcome(problem="unexpected_llm")
+        return self._ask(model, prompt, lambda reply: {"reply": reply})
+
+    def _answer_http(self, message, model) -> Outcome | None:
+        """Chat protocol: an HTTP request from the learner's openai client."""
+        if model is None:
+            return Outcome(problem="unexpected_llm")
+        request = (str(message.get("method")), str(message.get("path")), str(message.get("body", "")))
+        return self._ask(model, request, lambda answer: {"status": answer[0], "body": answer[1]})
+
+    def _ask(self, model, question, wrap) -> Outcome | None:
         try:
-            self._send({"reply": model(prompt)})
-        except BudgetExceeded as refused:
-            return Outcome(problem="budget", detail=str(refused))
+            answer = model(*question) if isinstance(question, tuple) else model(question)
+        except Exception as error:
+            if not hasattr(error, "problem"):  # BudgetExceeded, an unreachable endpoint: end the run
+                raise
+            return Outcome(problem=error.problem, detail=str(error))
+        self._send(wrap(answer))
         return None
 
     @staticmethod
     def _run_tool(tools, message) -> dict:
+        if tools is None:
+            return {"raise": "this check gives your code no tools to run"}
         try:
-            return {"output": str(tools(str(message.get("name")), str(message.get("input"))))}
+            args = [decode(a) for a in message.get("args") or []]
+            kwargs = {str(k): decode(v) for k, v in (message.get("kwargs") or {}).items()}
+            return {"output": tools(str(message.get("name")), *args, **kwargs)}
         except Exception as error:  # the tool's failure, told to the learner's code as an exception
             return {"raise": str(error)}
 

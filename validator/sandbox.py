@@ -5,7 +5,9 @@ It imports the file, then serves requests from the grader over a socket, one JSO
     grader -> child   {"op": "call", "func": "react_agent", "args": [...]}
     child  -> grader  {"op": "llm", "prompt": "..."}        the learner's code called llm_call
     grader -> child   {"reply": "..."}   (or no answer: past the call budget the grader kills the child)
-    child  -> grader  {"op": "tool", "name": "Weather", "input": "北京"}
+    child  -> grader  {"op": "http", "method": "POST", "path": "/v1/chat/completions", "body": "..."}
+    grader -> child   {"status": 200, "body": {...}}            the learner's openai client called
+    child  -> grader  {"op": "tool", "name": "Weather", "args": ["北京"], "kwargs": {}}
     grader -> child   {"output": "..."}  or   {"raise": "..."}
     child  -> grader  {"op": "done", "value": ..., "stdout": "..."}   or   {"op": "done", "error": {...}}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
@@ -128,7 +130,11 @@ class Child:
         self.module = importlib.util.module_from_spec(spec)
         sys.modules["submission"] = self.module
         spec.loader.exec_module(self.module)
-        self.module.llm_call = self.llm_call  # the learner's loop now talks to the grader's model
+        # The learner's loop now talks to the grader's model, whichever way the lesson calls it.
+        if hasattr(self.module, "llm_call"):
+            self.module.llm_call = self.llm_call
+        if type(getattr(self.module, "client", None)).__module__.startswith("openai"):
+            self.module.client = self.forwarding_client()
 
     def llm_call(self, prompt, *args, **kwargs):
         # A plain function returning a coroutine, so a missing `await` can be counted and named.
@@ -143,8 +149,9 @@ class Child:
         return call()
 
     def proxy_tool(self, name):
-        def run(tool_input):
-            answer = self.channel.ask({"op": "tool", "name": name, "input": str(tool_input)})
+        def run(*args, **kwargs):
+            answer = self.channel.ask({"op": "tool", "name": name, "args": [encode(a) for a in args],
+                                       "kwargs": {k: encode(v) for k, v in kwargs.items()}})
             if "raise" in answer:
                 raise RuntimeError(answer["raise"])
             return answer["output"]
@@ -152,15 +159,38 @@ class Child:
         return run
 
     def decode(self, value):
-        """Arguments from the grader: {"$tools": [...]} and {"$steps": [...]} become the file's own types."""
+        """Arguments from the grader that become the file's own objects: tools that call back into
+        the grader ({"$tools": ...} as Tool objects, {"$registry": ...} as a name -> function dict),
+        {"$steps": ...} as AgentStep objects, {"$completion": ...} as an openai ChatCompletion."""
         if isinstance(value, list):
             return [self.decode(v) for v in value]
-        if isinstance(value, dict) and "$tools" in value:
+        if not isinstance(value, dict):
+            return value
+        if "$tools" in value:
             return [self.module.Tool(t["name"], t["description"], self.proxy_tool(t["name"]))
                     for t in value["$tools"]]
-        if isinstance(value, dict) and "$steps" in value:
+        if "$registry" in value:
+            return {name: self.proxy_tool(name) for name in value["$registry"]}
+        if "$steps" in value:
             return [self.module.AgentStep(**step) for step in value["$steps"]]
+        if "$completion" in value:
+            from openai.types.chat import ChatCompletion
+            return ChatCompletion.model_validate(value["$completion"])
         return value
+
+    def forwarding_client(self):
+        """An openai.OpenAI client whose every request is answered by the grader (the mock model, or
+        the real endpoint in --live mode): the learner's code is what it would be for a provider."""
+        import httpx2
+        import openai
+
+        def transport(request):
+            answer = self.channel.ask({"op": "http", "method": request.method, "path": request.url.path,
+                                       "body": request.content.decode("utf-8", "replace")})
+            return httpx2.Response(answer["status"], json=answer["body"])
+
+        return openai.OpenAI(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1",
+                             max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(transport)))
 
     def call(self, request, output):
         output.reset()

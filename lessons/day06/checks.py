@@ -1,6 +1,6 @@
 """Day 06 checks: plain pytest tests, one behaviour each, listed in the report in this order.
 
-Your functions run in a separate process; `learner.call` calls one of them, `learner.run_agent`
+Your functions run in a separate process; `learner.call` calls one of them, `run_agent`
 runs your loop on a task from scenarios.yaml against the mock model. Numbers come from `world`, so
 with another seed every expected value changes.
 """
@@ -166,6 +166,12 @@ def test_parses_a_multiline_answer(learner, world):
 
 # ---------------------------------------------------------------- TODO 4.1 react_agent
 
+def run_agent(learner, world, scenario, *max_steps):
+    """Your react_agent on a task of scenarios.yaml, with the tools that task gives it."""
+    tools = tools_arg(world, world.scenarios[scenario].tools)
+    return learner.run_agent("react_agent", scenario, tools, *max_steps)
+
+
 def expect_answer(run, expected, key="answer_missing"):
     """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
     answer = run.answer
@@ -181,21 +187,21 @@ def expect_answer(run, expected, key="answer_missing"):
        zh="计算题：答案里有工具算出的结果")
 def test_calculator_task(learner, world):
     v = world.scenarios["calculator"].values
-    run = learner.run_agent("calculator")
+    run = run_agent(learner, world, "calculator")
     expect_answer(run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
 
 
 @check("4.1", points=1, en="the weather task: the answer holds the weather report",
        zh="天气题：答案里有查询到的天气")
 def test_weather_task(learner, world):
-    run = learner.run_agent("weather")
+    run = run_agent(learner, world, "weather")
     expect_answer(run, world.weather[run.scenario.values["city"]])
 
 
 @check("4.1", points=1, en="two tools in a row: Weather, then Calculator (°C → °F)",
        zh="连续两个工具：先查天气，再换算华氏度")
 def test_two_step_task(learner, world):
-    run = learner.run_agent("fahrenheit")
+    run = run_agent(learner, world, "fahrenheit")
     celsius = world.weather[run.scenario.values["hot_city"]].split(", ")[-1].rstrip("°C")
     expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
 
@@ -204,21 +210,21 @@ def test_two_step_task(learner, world):
        zh="未知工具的报错回传给模型，模型自我纠正")
 def test_recovers_from_unknown_tool(learner, world):
     v = world.scenarios["unknown_tool"].values
-    run = learner.run_agent("unknown_tool")
+    run = run_agent(learner, world, "unknown_tool")
     expect_answer(run, calculate(f"{v['a']} * {v['c']} + {v['b']}"))
 
 
 @check("4.1", points=1, en="a failing tool's error reaches the answer", zh="工具报错时，错误信息进入最终答案")
 def test_reports_failing_tool(learner, world):
     city = world.scenarios["failing_tool"].values["nowhere"]
-    run = learner.run_agent("failing_tool")
+    run = run_agent(learner, world, "failing_tool")
     expect_answer(run, f"unknown city: {city}", key="error_not_observed")
 
 
 @check("4.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
        zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
 def test_stops_at_max_steps(learner, world):
-    run = learner.run_agent("endless", max_steps=4)
+    run = run_agent(learner, world, "endless", 4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=text_of(run.answer))
 
@@ -226,7 +232,7 @@ def test_stops_at_max_steps(learner, world):
 @check("4.1", points=1, en="returns the parsed Final Answer, not the raw reply",
        zh="返回解析出的 Final Answer，而不是原始回复")
 def test_returns_parsed_answer(learner, world):
-    run = learner.run_agent("calculator")
+    run = run_agent(learner, world, "calculator")
     final = run.exchanges[-1].reply.split("Final Answer:", 1)[-1].strip() if run.exchanges else ""
     expect(run.exchanges, "no_llm_call")
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
@@ -236,7 +242,7 @@ def test_returns_parsed_answer(learner, world):
 @check("4.1", points=1, en="really uses the model and the tools (transcript)",
        zh="真的调用了模型和工具（看对话记录）")
 def test_really_uses_model_and_tools(learner, world):
-    run = learner.run_agent("fahrenheit")
+    run = run_agent(learner, world, "fahrenheit")
     expect(run.exchanges, "no_llm_call")
     for index, exchange in enumerate(run.exchanges):
         if "Action Input:" not in exchange.reply:

@@ -1,0 +1,83 @@
+"""The mock model's HTTP faces: a real `openai.OpenAI` client wired to it in-process, and a server.
+
+Both route each request by its question: the scenario whose question is in the user messages
+answers it. Nothing here opens a socket unless you call `serve`.
+"""
+from __future__ import annotations
+
+import json
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .chat import MODEL, ChatSession, read_json
+from .scenarios import DEFAULT_SEED, Scenario, load_world
+
+MOCK_BASE_URL = "http://mock-llm.invalid/v1"  # never resolved: the transport answers in-process
+
+
+class Router:
+    """Chat Completions for a whole lesson: one session per scenario, picked by the question."""
+
+    def __init__(self, lesson: str, seed: int = DEFAULT_SEED):
+        self.world = load_world(lesson, seed)
+        self.seed = seed
+        questions = "; ".join(s.question for s in self.world.scenarios.values())
+        unknown = Scenario("unknown", "", [], "(mock LLM) I can only answer this lesson's questions: "
+                           f"{questions}", [], repeat=False)
+        self.sessions = {name: ChatSession(s, seed, budget=10**9) for name, s in self.world.scenarios.items()}
+        self.fallback = ChatSession(unknown, seed, budget=10**9)
+
+    def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict]:
+        body, error = read_json(method, raw)
+        return error or self._session(body).handle(method, path, body)
+
+    def _session(self, body) -> ChatSession:
+        texts = [str(m.get("content")) for m in (body or {}).get("messages") or []
+                 if isinstance(m, dict) and m.get("role") == "user"] if isinstance(body, dict) else []
+        for name, session in self.sessions.items():
+            if any(session.scenario.question in text for text in texts):
+                return session
+        return self.fallback
+
+
+def openai_client(lesson: str, seed: int = DEFAULT_SEED):
+    """A genuine openai.OpenAI client whose HTTP transport is the mock: no network, no API key."""
+    import httpx2  # what the installed openai package is built on
+    import openai
+
+    router = Router(lesson, seed)
+
+    def transport(request: httpx2.Request) -> httpx2.Response:
+        status, body = router.handle(request.method, request.url.path, request.content)
+        return httpx2.Response(status, json=body)
+
+    return openai.OpenAI(api_key="mock-key", base_url=MOCK_BASE_URL, max_retries=0,
+                         http_client=httpx2.Client(transport=httpx2.MockTransport(transport)))
+
+
+def serve(lesson: str, port: int = 8400, seed: int = DEFAULT_SEED, host: str = "127.0.0.1",
+          ready=None) -> None:
+    """Serve /v1/chat/completions and /v1/models on host:port until interrupted."""
+    router = Router(lesson, seed)
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self):
+            size = int(self.headers.get("Content-Length") or 0)
+            status, body = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
+            data = json.dumps(body, ensure_ascii=False).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+        def log_message(self, fmt, *args):  # one short line per request, on stderr
+            print(f"{self.command} {self.path} -> {args[1] if len(args) > 1 else ''}", flush=True)
+
+    with ThreadingHTTPServer((host, port), Handler) as server:
+        print(f"mock LLM for {lesson} (model {MODEL}, seed {seed}) on http://{host}:{server.server_port}/v1",
+              flush=True)
+        if ready:
+            ready(server)
+        server.serve_forever()
