@@ -149,6 +149,7 @@ class Learner:
         run.outcome = self.submission.call(func, story.question, *args, timeout=self.lesson.time_limit,
                                            model=model, tools=toolbox)
         if run.outcome.problem == "budget":
-            raise Fail("budget", func=func, budget=self.lesson.llm_call_budget)
+            raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,
+                       limit=self.lesson.step_limit)
         run.answer = self.result(func, run.outcome)
         return run

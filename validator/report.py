@@ -38,8 +38,8 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
     console = console or Console(highlight=False, soft_wrap=True)
     lesson = grade.lesson
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
-    console.print(Text(f"{say('report_file', lang)}: {display_path(grade.path)}   "
-                       f"{say('report_seed', lang)}: {grade.seed}", style="dim"))
+    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}   "
+                       f"{say('report_seed', lang)}{grade.seed}", style="dim"))
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
         checks = list(checks)
         todo = lesson.todo(todo_id)
@@ -56,13 +56,13 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
                 if check.printed.strip():
                     lines = check.printed.rstrip().splitlines()
                     shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
-                    console.print(Text(_indent(f"{say('report_output', lang)}:\n{shown}", 6), style="dim"))
+                    console.print(Text(_indent(f"{say('report_output', lang)}\n{shown}", 6), style="dim"))
             if trace:
                 _print_trace(console, check, lang)
         if got < total:
-            console.print(Text(_indent(f"{say('report_hint', lang)}: {todo.hint[lang]}", 2), style="yellow"))
+            console.print(Text(_indent(f"{say('report_hint', lang)}{todo.hint[lang]}", 2), style="yellow"))
     console.print()
-    console.print(Text(f"{say('report_score', lang)}: {grade.score}/{grade.max_score}", style="bold"))
+    console.print(Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold"))
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
@@ -73,14 +73,28 @@ def _print_trace(console: Console, check: CheckResult, lang: str) -> None:
     for run in check.runs:
         console.print(Text(_indent(f"── {run.scenario.name}: {run.scenario.question}", 4), style="cyan"))
         for number, exchange in enumerate(run.exchanges, start=1):
-            console.print(Text(_indent(f"{say('report_trace_round', lang)} {number} · "
-                                       f"{say('report_trace_prompt', lang)}:", 6), style="bold"))
-            console.print(Text(_indent(exchange.prompt.rstrip(), 8), style="dim"))
-            console.print(Text(_indent(f"{say('report_trace_reply', lang)}:", 6), style="bold"))
-            console.print(Text(_indent(exchange.reply, 8)))
+            sent, received = _exchange_texts(exchange)
+            console.print(Text(_indent(f"{say('report_trace_round', lang, round=number)} · "
+                                       f"{say('report_trace_prompt', lang)}", 6), style="bold"))
+            console.print(Text(_indent(sent, 8), style="dim"))
+            console.print(Text(_indent(f"{say('report_trace_reply', lang)}", 6), style="bold"))
+            console.print(Text(_indent(received, 8)))
             for call in (c for c in run.tool_calls if c.round == number):
-                console.print(Text(_indent(f"{say('report_trace_tool', lang)}: {call.name}({call.input!r})"
+                console.print(Text(_indent(f"{say('report_trace_tool', lang)}{call.name}({call.input!r})"
                                            f" → {call.output!r}", 6), style="magenta"))
+
+
+def _exchange_texts(exchange) -> tuple[str, str]:
+    """What the learner's code sent and what the mock answered: a prompt and a reply (text
+    protocol), or a request body and a response (Chat Completions)."""
+    if hasattr(exchange, "prompt"):
+        return exchange.prompt.rstrip(), exchange.reply
+    request = {k: v for k, v in exchange.request.items() if k != "tools"}  # the schemas never change
+    response = exchange.response
+    if exchange.status == 200:
+        response = response["choices"][0]["message"]
+    return (json.dumps(request, ensure_ascii=False, indent=2),
+            f"HTTP {exchange.status}\n" + json.dumps(response, ensure_ascii=False, indent=2))
 
 
 def _indent(text: str, spaces: int) -> str:
@@ -98,7 +112,7 @@ def gradescope(grade: Grade, lang: str) -> dict:
         todo = grade.lesson.todo(check.todo)
         output = failure_text(check, grade, lang)
         if not check.passed:
-            output += f"\n{say('report_hint', lang)}: {todo.hint[lang]}"
+            output += f"\n{say('report_hint', lang)}{todo.hint[lang]}"
         tests.append({
             "name": test_name(check, lang), "number": str(number),
             "score": check.points if check.passed else 0, "max_score": check.points,
@@ -125,7 +139,7 @@ def junit(grade: Grade, lang: str) -> str:
         if not check.passed:
             message = failure_text(check, grade, lang)
             failure = ET.SubElement(case, "failure", message=message.splitlines()[0] if message else "")
-            failure.text = message + f"\n{say('report_hint', lang)}: {grade.lesson.todo(check.todo).hint[lang]}"
+            failure.text = message + f"\n{say('report_hint', lang)}{grade.lesson.todo(check.todo).hint[lang]}"
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -1,0 +1,262 @@
+"""Day 07 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process. There, `client` is replaced by an openai client whose
+requests the grader answers with the mock Chat Completions API, keeping every request and response.
+Numbers come from `world`, so with another seed every expected value changes.
+"""
+import json
+
+from mock_llm.chat import ChatSession
+from mock_llm.tools import grading_tools
+from validator.checking import Fail, ToolBox, check, completion_arg, expect, registry_arg
+from validator.runner import Record
+
+# A correct schema, for the checks that need the mock to issue tool calls.
+QUOTE_TOOL = {"type": "function", "function": {
+    "name": "get_quote", "description": "Latest quote of a stock.",
+    "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}}, "required": ["ticker"]}}}
+
+
+def text_of(value) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+# ---------------------------------------------------------------- TODO 1.1 get_tools
+
+def quote_tool(learner):
+    tools = learner.call("get_tools")
+    expect(isinstance(tools, list), "not_a_list", func="get_tools", got=text_of(tools))
+    found = [t for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)
+             and t["function"].get("name") == "get_quote"]
+    expect(found, "schema_wrong", problem="no tool with function.name 'get_quote'", got=text_of(tools))
+    return found[0]
+
+
+@check("1.1", points=1, en="a function tool named get_quote, with a description",
+       zh="名为 get_quote、带描述的 function 工具")
+def test_tool_is_described(learner):
+    tool = quote_tool(learner)
+    expect(tool.get("type") == "function", "schema_wrong", problem='"type" must be "function"', got=tool)
+    description = tool["function"].get("description")
+    expect(isinstance(description, str) and description.strip(), "schema_wrong",
+           problem="the model needs a description to know when to use the tool", got=tool)
+
+
+@check("1.1", points=1, en="its parameters: an object with a required string ticker",
+       zh="参数：一个 object，含必填的字符串 ticker")
+def test_tool_parameters(learner):
+    tool = quote_tool(learner)
+    parameters = tool["function"].get("parameters")
+    ok = isinstance(parameters, dict) and parameters.get("type") == "object"
+    expect(ok, "schema_wrong", problem='"parameters" must be a JSON Schema with "type": "object"', got=tool)
+    ticker = (parameters.get("properties") or {}).get("ticker")
+    expect(isinstance(ticker, dict) and ticker.get("type") == "string", "schema_wrong",
+           problem='"properties" needs "ticker": {"type": "string", …}', got=tool)
+    expect("ticker" in (parameters.get("required") or []), "schema_wrong",
+           problem='"required" must list "ticker"', got=tool)
+
+
+# ---------------------------------------------------------------- TODO 1.2 execute_tool
+
+def run_execute_tool(learner, world, name, arguments):
+    toolbox = ToolBox(world)
+    result = learner.call("execute_tool", registry_arg(["get_quote", "Broken"]), name, arguments,
+                          tools=toolbox)
+    try:
+        return json.loads(result), toolbox.calls
+    except (TypeError, ValueError):
+        raise Fail("tool_json_wrong", name=name, arguments=arguments, got=text_of(result),
+                   expected="a JSON object") from None
+
+
+@check("1.2", points=1, en="parses the JSON arguments and returns the result as JSON",
+       zh="解析 JSON 参数，并以 JSON 返回结果")
+def test_runs_the_tool(learner, world):
+    stock = world.scenarios["one_quote"].values["stock"]
+    arguments = json.dumps({"ticker": stock})
+    result, calls = run_execute_tool(learner, world, "get_quote", arguments)
+    for call in calls:
+        expect(call.input == {"ticker": stock}, "tool_args_not_parsed", given=call.input)
+    expected = grading_tools(world)["get_quote"](stock)
+    expect(calls and result == expected, "tool_json_wrong", name="get_quote", arguments=arguments,
+           got=text_of(result), expected=expected)
+
+
+@check("1.2", points=1, en="an unknown tool gives an error result", zh="未知工具返回错误结果")
+def test_unknown_tool(learner, world):
+    result, _ = run_execute_tool(learner, world, "get_news", '{"ticker": "AAPL"}')
+    expect(isinstance(result, dict) and "get_news" in str(result.get("error", "")), "tool_json_wrong",
+           name="get_news", arguments='{"ticker": "AAPL"}', got=text_of(result),
+           expected={"error": "unknown tool: get_news"})
+
+
+@check("1.2", points=1, en="a tool that raises gives an error result", zh="工具抛异常时返回错误结果")
+def test_tool_that_raises(learner, world):
+    result, _ = run_execute_tool(learner, world, "Broken", "{}")
+    expect(isinstance(result, dict) and "HTTP 503" in str(result.get("error", "")), "tool_json_wrong",
+           name="Broken", arguments="{}", got=text_of(result),
+           expected={"error": "Broken failed: the service is down (HTTP 503)"})
+
+
+@check("1.2", points=1, en="arguments that are not JSON give an error result",
+       zh="参数不是合法 JSON 时返回错误结果")
+def test_bad_arguments(learner, world):
+    result, calls = run_execute_tool(learner, world, "get_quote", "{'ticker': AAPL")
+    expect(not calls and isinstance(result, dict) and "error" in result, "tool_json_wrong",
+           name="get_quote", arguments="{'ticker': AAPL", got=text_of(result),
+           expected={"error": "arguments are not valid JSON: …"})
+
+
+# ---------------------------------------------------------------- TODO 2.1 build_messages
+
+@check("2.1", points=1, en="a system message, then the user's question", zh="先 system 消息，再是用户问题")
+def test_messages_start_the_conversation(learner, world):
+    query = world.scenarios["one_quote"].question
+    messages = learner.call("build_messages", query)
+    ok = (isinstance(messages, list) and len(messages) == 2 and all(isinstance(m, dict) for m in messages)
+          and messages[0].get("role") == "system" and str(messages[0].get("content", "")).strip()
+          and messages[1] == {"role": "user", "content": query})
+    expect(ok, "messages_wrong", query=query, got=text_of(messages))
+
+
+@check("2.1", points=1, en="a new conversation each time", zh="每次都是新的对话")
+def test_messages_are_fresh(learner, world):
+    first, second = world.scenarios["no_tool"].question, world.scenarios["compare"].question
+    learner.call("build_messages", first)
+    messages = learner.call("build_messages", second)
+    expect(isinstance(messages, list) and first not in str(messages), "messages_shared")
+
+
+# ---------------------------------------------------------------- TODO 3.1 read_tool_calls
+
+def mock_response(world, scenario):
+    session = ChatSession(world.scenarios[scenario], world.seed)
+    return session.complete({"model": "mock-react-1", "tools": [QUOTE_TOOL], "messages": [
+        {"role": "user", "content": world.scenarios[scenario].question}]})
+
+
+@check("3.1", points=1, en="every tool call, in order, with its id, name and arguments",
+       zh="按顺序读出每个工具调用的 id、name 和 arguments")
+def test_reads_parallel_calls(learner, world):
+    response = mock_response(world, "compare")
+    expected = [(c["id"], c["function"]["name"], c["function"]["arguments"])
+                for c in response["choices"][0]["message"]["tool_calls"]]
+    got = learner.call("read_tool_calls", completion_arg(response))
+    as_tuples = [(r.id, r.name, r.arguments) for r in got if isinstance(r, Record)] \
+        if isinstance(got, list) else None
+    expect(as_tuples == expected and len(got) == len(expected), "tool_calls_wrong",
+           got=text_of(got), expected=expected)
+
+
+@check("3.1", points=1, en="no tool calls gives an empty list", zh="没有工具调用时返回空列表")
+def test_reads_no_calls(learner, world):
+    got = learner.call("read_tool_calls", completion_arg(mock_response(world, "no_tool")))
+    expect(got == [], "tool_calls_wrong", got=text_of(got), expected=[])
+
+
+# ---------------------------------------------------------------- TODO 4.1 run_agent
+
+def run_agent(learner, world, scenario, *max_iter):
+    """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure."""
+    try:
+        run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools),
+                                *max_iter)
+    except Fail:
+        explain_rejection(learner.runs[-1])
+        raise
+    explain_rejection(run)
+    return run
+
+
+def explain_rejection(run):
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if exchange.status == 400:
+            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
+
+
+def expect_answer(run, *expected):
+    for text in expected:
+        if not (isinstance(run.answer, str) and text in run.answer):
+            for call in run.tool_calls:  # the JSON text passed on as it was, instead of parsed
+                raw = not isinstance(call.input, dict) or any(
+                    isinstance(v, str) and v.lstrip().startswith("{") for v in call.input.values())
+                expect(not raw, "tool_args_not_parsed", given=call.input)
+            raise Fail("answer_missing", expected=text, got=text_of(run.answer))
+
+
+@check("4.1", points=1, en="one tool call: the answer cites the tool's numbers",
+       zh="一次工具调用：答案引用工具返回的数字")
+def test_one_quote(learner, world):
+    run = run_agent(learner, world, "one_quote")
+    quote = world.quotes[run.scenario.values["stock"]]
+    expect_answer(run, str(quote["price"]), str(quote["pe"]))
+
+
+@check("4.1", points=1, en="an unknown ticker: the error reaches the model, no invented number",
+       zh="未知代码：错误交给模型，不编造数字")
+def test_unknown_ticker(learner, world):
+    run = run_agent(learner, world, "unknown_ticker")
+    expect_answer(run, f"unknown ticker: {run.scenario.values['missing']}")
+    prices = [str(q["price"]) for q in world.quotes.values()]
+    expect("unavailable" in run.answer and not any(p in run.answer for p in prices), "invented_number",
+           got=run.answer)
+
+
+@check("4.1", points=1, en="two calls in one response: both run, each result paired by its id",
+       zh="一次响应里两个调用：都执行，结果按 id 配对")
+def test_parallel_calls(learner, world):
+    run = run_agent(learner, world, "compare")
+    asked = run.exchanges[0].response["choices"][0]["message"].get("tool_calls") or []
+    ran = [c for c in run.tool_calls if c.round == 1]
+    expect(len(ran) >= len(asked), "not_all_calls_run", asked=len(asked), ran=len(ran))
+    if len(run.exchanges) > 1:
+        sent = {m.get("tool_call_id"): str(m.get("content")) for m in run.exchanges[1].request["messages"]
+                if m.get("role") == "tool"}
+        for call in asked:
+            ticker = json.loads(call["function"]["arguments"])["ticker"]
+            content = sent.get(call["id"], "")
+            expect(str(world.quotes[ticker]["price"]) in content, "wrong_pairing", call_id=call["id"],
+                   ticker=ticker, content=content)
+    expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in ("AAPL", "NVDA")))
+
+
+@check("4.1", points=1, en="no tool needed: one request, its content is the answer",
+       zh="不需要工具：一次请求，content 就是答案")
+def test_no_tool_needed(learner, world):
+    run = run_agent(learner, world, "no_tool")
+    expect(len(run.exchanges) == 1, "wrong_request_count", expected=1, got=len(run.exchanges))
+    content = run.exchanges[0].response["choices"][0]["message"]["content"]
+    expect(run.answer == content, "content_not_returned", expected=content, got=text_of(run.answer))
+
+
+@check("4.1", points=1, en="a model that keeps calling tools: stops after max_iter requests",
+       zh="模型一直调用工具：max_iter 次请求后停止")
+def test_stops_at_max_iter(learner, world):
+    run = run_agent(learner, world, "endless", 3)
+    expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
+    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=text_of(run.answer))
+
+
+@check("4.1", points=1, en="the assistant message with tool_calls comes before the tool results",
+       zh="带 tool_calls 的 assistant 消息在工具结果之前")
+def test_assistant_message_appended(learner, world):
+    run = run_agent(learner, world, "one_quote")
+    expect(run.exchanges, "no_request")
+    issued = run.exchanges[0].response["choices"][0]["message"]["tool_calls"]
+    expect(len(run.exchanges) > 1, "answer_missing", expected="a second request with the tool result",
+           got=text_of(run.answer))
+    messages = run.exchanges[1].request["messages"]
+    roles = [m.get("role") for m in messages]
+    expect(roles[-2:] == ["assistant", "tool"] and
+           [c.get("id") for c in messages[-2].get("tool_calls") or []] == [c["id"] for c in issued],
+           "answer_missing", expected="…, assistant (with tool_calls), tool", got=" → ".join(map(str, roles)))
+
+
+@check("4.1", points=1, en="offers the tool with every request", zh="每个请求都提供工具")
+def test_tools_sent(learner, world):
+    run = run_agent(learner, world, "compare")
+    expect(run.exchanges, "no_request")
+    for number, exchange in enumerate(run.exchanges, start=1):
+        names = [t.get("function", {}).get("name") for t in exchange.request.get("tools") or []
+                 if isinstance(t, dict)]
+        expect("get_quote" in names, "no_tools_sent", request=number)
