@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 
 from .scenarios import Scenario
-from .text_react import BudgetExceeded
+from .text_react import BudgetExceeded, TextReactSession
 
 MODEL = "mock-react-1"
 CREATED = 1_767_225_600  # 2026-01-01T00:00:00Z: responses carry fixed timestamps, plus the seed
@@ -162,6 +162,7 @@ class ChatSession:
     seed: int
     budget: int = 25
     transcript: list[HttpExchange] = field(default_factory=list)
+    text: TextReactSession | None = None  # set: a text-protocol lesson, the ReAct lines go in content
 
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
         """The mock API: (status, JSON body) for one HTTP request."""
@@ -191,6 +192,9 @@ class ChatSession:
 
     def complete(self, body) -> dict:
         messages, tool_names = check_request(body)
+        if self.text:  # what a real model does with a text-protocol prompt: it writes text
+            prompt = "\n\n".join(_text(m.get("content")) for m in messages if m["role"] in ("system", "user"))
+            return self._response(body, messages, self.text.reply(prompt))
         if not any(self.scenario.question in _text(m.get("content")) for m in messages if m["role"] == "user"):
             return self._response(body, messages, "I do not see a question in the user messages.")
         results = {m["tool_call_id"]: _text(m.get("content")) for m in messages if m["role"] == "tool"}

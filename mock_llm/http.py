@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .chat import MODEL, ChatSession, read_json
 from .scenarios import DEFAULT_SEED, Scenario, load_world
+from .text_react import TextReactSession
 
 MOCK_BASE_URL = "http://mock-llm.invalid/v1"  # never resolved: the transport answers in-process
 
@@ -23,7 +24,9 @@ class Router:
         questions = "; ".join(s.question for s in self.world.scenarios.values())
         unknown = Scenario("unknown", "", [], "(mock LLM) I can only answer this lesson's questions: "
                            f"{questions}", [], repeat=False)
-        self.sessions = {name: ChatSession(s, seed, budget=10**9) for name, s in self.world.scenarios.items()}
+        self.sessions = {name: ChatSession(s, seed, budget=10**9, text=TextReactSession(s, budget=10**9)
+                                           if self.world.protocol == "text" else None)
+                         for name, s in self.world.scenarios.items()}
         self.fallback = ChatSession(unknown, seed, budget=10**9)
 
     def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict]:

@@ -112,6 +112,7 @@ class LessonWorld:
     weather: dict[str, str]  # city -> report, for the Weather tool
     quotes: dict[str, dict]  # ticker -> quote, for get_quote
     seed: int
+    protocol: str  # "text": ReAct lines in the reply text; "chat": Chat Completions tool_calls
 
 
 def _turn(spec) -> list[Call]:
@@ -160,4 +161,5 @@ def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) 
             scenarios[name] = scenario
     except (KeyError, TypeError, ValueError) as err:
         raise ScenarioError(f"{path}: malformed scenario data ({type(err).__name__}: {err})") from None
-    return LessonWorld(scenarios, dict(data.get("tools", {})), weather, quotes, seed)
+    return LessonWorld(scenarios, dict(data.get("tools", {})), weather, quotes, seed,
+                       data.get("protocol", "text"))

@@ -105,10 +105,15 @@ class Learner:
     world: LessonWorld
     runs: list[AgentRun] = field(default_factory=list)  # every agent run of the current check
     printed: str = ""  # what the learner's code printed during the last call
+    live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
+    limit: float | None = None  # seconds per call, if not the lesson's
+
+    @property
+    def time_limit(self) -> float:
+        return self.limit or self.lesson.time_limit
 
     def call(self, func: str, *args, model=None, tools=None):
-        outcome = self.submission.call(func, *args, timeout=self.lesson.time_limit, model=model,
-                                       tools=tools)
+        outcome = self.submission.call(func, *args, timeout=self.time_limit, model=model, tools=tools)
         return self.result(func, outcome)
 
     def result(self, func: str, outcome: Outcome):
@@ -135,18 +140,17 @@ class Learner:
 
     def run_agent(self, func: str, scenario: str, *args) -> AgentRun:
         """Run func(question, *args) on a scenario, against a fresh session of the mock model
-        speaking the lesson's protocol; the run keeps the transcript and every tool call."""
+        speaking the lesson's protocol (or the live model); the run keeps the transcript and
+        every tool call."""
         story = self.world.scenarios[scenario]
-        if self.lesson.protocol == "chat":
-            session = ChatSession(story, self.world.seed, budget=self.lesson.llm_call_budget)
-            model = session.handle_raw
-        else:
-            session = TextReactSession(story, budget=self.lesson.llm_call_budget)
-            model = session.reply
+        session = self.live_model or (
+            ChatSession(story, self.world.seed, budget=self.lesson.llm_call_budget)
+            if self.world.protocol == "chat" else TextReactSession(story, budget=self.lesson.llm_call_budget))
+        model = session.handle_raw if self.world.protocol == "chat" else session.reply
         toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript))
         run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls)
         self.runs.append(run)
-        run.outcome = self.submission.call(func, story.question, *args, timeout=self.lesson.time_limit,
+        run.outcome = self.submission.call(func, story.question, *args, timeout=self.time_limit,
                                            model=model, tools=toolbox)
         if run.outcome.problem == "budget":
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,

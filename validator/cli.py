@@ -13,6 +13,7 @@ from rich.table import Table
 from mock_llm import DEFAULT_SEED, ScenarioError
 
 from .grading import grade
+from .live import run_live
 from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, say
 from .report import print_report, write_results
 
@@ -33,6 +34,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
                    help="text report (default), Gradescope results.json, or JUnit XML")
     p.add_argument("--output", type=Path, metavar="FILE", help="write --format output here (default: stdout)")
+    p.add_argument("--live", action="store_true",
+                   help="run your agent against a real OpenAI-compatible endpoint (OPENAI_BASE_URL, "
+                        "OPENAI_API_KEY); shows the transcript, grades nothing")
+    p.add_argument("--model", help="model name for --live (default: $REACTLINGS_MODEL or gpt-4o-mini)")
     return p
 
 
@@ -46,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
             return list_lessons(console, lang, args.seed)
         lesson = load_lesson(args.lesson)
         path = lesson.solution if args.solution else (args.file or lesson.exercise)
+        if not Path(path).is_file():
+            raise LessonError(f"no such file: {path}")
+        if args.live:
+            return run_live(lesson, path, args.model, lang, console)
         result = grade(lesson, path, args.seed)
     except (LessonError, ScenarioError) as error:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}: {error}", markup=False)

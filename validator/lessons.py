@@ -37,8 +37,8 @@ class Lesson:
     checks: Path
     time_limit: float
     llm_call_budget: int
-    protocol: str  # how the agent talks to the model: "text" (llm_call) or "chat" (openai client)
     step_limit: str  # the name of the loop's step-limit parameter, for messages
+    live: list[str]  # the scenarios `validate.py --live` runs against a real model
     todos: list[Todo]
     messages: dict = field(default_factory=dict)
 
@@ -66,8 +66,8 @@ def load_lesson(name: str) -> Lesson:
             exercise=path.parent / data["exercise"], checks=path.parent / data.get("checks", "checks.py"),
             time_limit=float(data.get("time_limit", 3)),
             llm_call_budget=int(data.get("llm_call_budget", 25)),
-            protocol=data.get("protocol", "text"),
             step_limit=data.get("step_limit", "max_steps"),
+            live=list(data.get("live", [])),
             todos=[Todo(str(t["id"]), t["function"], t["title"], t["hint"]) for t in data["todos"]],
             messages=data.get("messages", {}),
         )

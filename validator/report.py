@@ -58,7 +58,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
                     shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
                     console.print(Text(_indent(f"{say('report_output', lang)}\n{shown}", 6), style="dim"))
             if trace:
-                _print_trace(console, check, lang)
+                print_runs(console, check.runs, lang)
         if got < total:
             console.print(Text(_indent(f"{say('report_hint', lang)}{todo.hint[lang]}", 2), style="yellow"))
     console.print()
@@ -69,11 +69,13 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
         console.print(say("report_next", lang, command=command))
 
 
-def _print_trace(console: Console, check: CheckResult, lang: str) -> None:
-    for run in check.runs:
+def print_runs(console: Console, runs: list, lang: str) -> None:
+    """Each agent run: every round's prompt (or request) and reply, and the tools that ran."""
+    for run in runs:
         console.print(Text(_indent(f"── {run.scenario.name}: {run.scenario.question}", 4), style="cyan"))
+        shown = 0  # chat messages already printed: each round shows only what the loop added
         for number, exchange in enumerate(run.exchanges, start=1):
-            sent, received = _exchange_texts(exchange)
+            sent, received, shown = _exchange_texts(exchange, shown)
             console.print(Text(_indent(f"{say('report_trace_round', lang, round=number)} · "
                                        f"{say('report_trace_prompt', lang)}", 6), style="bold"))
             console.print(Text(_indent(sent, 8), style="dim"))
@@ -84,17 +86,21 @@ def _print_trace(console: Console, check: CheckResult, lang: str) -> None:
                                            f" → {call.output!r}", 6), style="magenta"))
 
 
-def _exchange_texts(exchange) -> tuple[str, str]:
-    """What the learner's code sent and what the mock answered: a prompt and a reply (text
-    protocol), or a request body and a response (Chat Completions)."""
+def _exchange_texts(exchange, shown: int) -> tuple[str, str, int]:
+    """What the learner's code sent and what came back: a prompt and a reply (text protocol), or
+    the request's new messages, one JSON line each, and the response (Chat Completions)."""
     if hasattr(exchange, "prompt"):
-        return exchange.prompt.rstrip(), exchange.reply
-    request = {k: v for k, v in exchange.request.items() if k != "tools"}  # the schemas never change
+        return exchange.prompt.rstrip(), exchange.reply, shown
+    messages = exchange.request.get("messages")
+    messages = messages if isinstance(messages, list) else []
+    sent = "\n".join(json.dumps(m, ensure_ascii=False) for m in messages[shown:])
+    if shown:
+        sent = f"(+ {len(messages) - shown} message(s) after the {shown} already shown)\n{sent}"
     response = exchange.response
     if exchange.status == 200:
-        response = response["choices"][0]["message"]
-    return (json.dumps(request, ensure_ascii=False, indent=2),
-            f"HTTP {exchange.status}\n" + json.dumps(response, ensure_ascii=False, indent=2))
+        choice = response["choices"][0]
+        response = dict(choice["message"], finish_reason=choice.get("finish_reason"))
+    return sent, f"HTTP {exchange.status} {json.dumps(response, ensure_ascii=False)}", len(messages)
 
 
 def _indent(text: str, spaces: int) -> str:

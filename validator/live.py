@@ -1,0 +1,123 @@
+"""`python validate.py day07 --live`: run the learner's agent against a real OpenAI-compatible
+endpoint instead of the mock. Nothing is graded (a real model words its answers its own way); the
+transcript and the answers are shown, so you see your loop work with a real model.
+
+The endpoint comes from OPENAI_BASE_URL and OPENAI_API_KEY, the model from --model or
+REACTLINGS_MODEL. The learner's process still never talks to the network itself: its requests
+come to the grader, which forwards them, so the transcript is complete.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.text import Text
+
+from mock_llm import load_world
+from mock_llm.chat import HttpExchange, read_json
+from mock_llm.text_react import Exchange
+
+from .checking import Fail, Learner
+from .lessons import Lesson, LessonError, say
+from .report import print_runs
+from .runner import Submission
+
+DEFAULT_MODEL = "gpt-4o-mini"
+RUN_LIMIT = 180.0  # seconds per agent run: real models are slow
+
+
+class EndpointUnreachable(Exception):
+    problem = "unreachable"  # ends the run at once, like the mock's call budget
+
+
+@dataclass
+class LiveModel:
+    """Forwards the learner's model calls to the endpoint and records each exchange."""
+    base_url: str
+    api_key: str
+    model: str
+    transcript: list = field(default_factory=list)
+
+    def _post(self, payload: dict) -> tuple[int, dict]:
+        import httpx2  # comes with the openai package
+        try:
+            response = httpx2.post(f"{self.base_url.rstrip('/')}/chat/completions", json=payload,
+                                   headers={"Authorization": f"Bearer {self.api_key}"}, timeout=120)
+        except httpx2.HTTPError as error:
+            raise EndpointUnreachable(f"{self.base_url}: {type(error).__name__}: {error}") from None
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return 502, {"error": {"message": f"the endpoint answered HTTP {response.status_code} with "
+                                              "something that is not JSON", "type": "bad_gateway"}}
+
+    def handle_raw(self, method: str, path: str, raw: str) -> tuple[int, dict]:
+        """Chat protocol: the learner's own request, with the model name replaced."""
+        body, error = read_json(method, raw)
+        if error:
+            return error
+        status, response = self._post(dict(body, model=self.model))
+        self.transcript.append(HttpExchange(body, status, response))
+        return status, response
+
+    def reply(self, prompt: str) -> str:
+        """Text protocol: llm_call(prompt) becomes one user message."""
+        status, response = self._post({"model": self.model, "messages": [{"role": "user", "content": prompt}]})
+        if status != 200:
+            message = response.get("error", {}).get("message", json.dumps(response))
+            raise EndpointUnreachable(f"{self.base_url} answered HTTP {status}: {message}")
+        text = response["choices"][0]["message"].get("content") or ""
+        self.transcript.append(Exchange(prompt, text))
+        return text
+
+
+def endpoint(model: str | None) -> tuple[str, str, str]:
+    """(base_url, api_key, model) from the environment; LessonError naming what is missing."""
+    key = os.environ.get("OPENAI_API_KEY")
+    if not key:
+        raise LessonError("--live needs OPENAI_API_KEY (and OPENAI_BASE_URL for a provider other than "
+                          "OpenAI). To try it offline: `python -m mock_llm serve --port 8400`, then "
+                          "OPENAI_BASE_URL=http://127.0.0.1:8400/v1 OPENAI_API_KEY=any")
+    base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    return base_url, key, model or os.environ.get("REACTLINGS_MODEL") or DEFAULT_MODEL
+
+
+def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Console) -> int:
+    """Run the agent on each of the lesson's live questions; 0 when each run ended with an answer."""
+    base_url, key, model_name = endpoint(model)
+    world = load_world(lesson.name)
+    checks = _load_checks(lesson)
+    console.print(Text(f"{lesson.name} · {lesson.title[lang]} — live: {model_name} at {base_url}", style="bold"))
+    submission, failures = Submission(path), 0
+    try:
+        for name in lesson.live:
+            live_model = LiveModel(base_url, key, model_name)
+            learner = Learner(submission, lesson, world, live_model=live_model, limit=RUN_LIMIT)
+            console.print()
+            failure = None
+            try:
+                run = checks.run_agent(learner, world, name)
+                answer = Text(run.answer if isinstance(run.answer, str) else repr(run.answer), style="green")
+            except Fail as error:
+                failure, failures = error, failures + 1
+                answer = Text(say(error.key, lang, lesson, **error.params), style="red")
+            print_runs(console, learner.runs, lang)
+            console.print(Text("  → ", style="bold") + answer)
+            if failure and failure.key == "unreachable":
+                break  # the next questions would fail the same way
+    finally:
+        submission.close()
+    return 1 if failures else 0
+
+
+def _load_checks(lesson: Lesson):
+    """The lesson's checks module, for its `run_agent(learner, world, scenario)` helper."""
+    spec = importlib.util.spec_from_file_location(f"reactlings_checks_{lesson.name}", lesson.checks)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not hasattr(module, "run_agent"):
+        raise LessonError(f"{lesson.checks} has no run_agent(learner, world, scenario) helper for --live")
+    return module
