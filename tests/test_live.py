@@ -1,0 +1,83 @@
+"""`python -m mock_llm serve` over real HTTP, and `validate.py --live` against it."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module", params=["day07", "day06"])
+def server(request):
+    """A mock server for one lesson, on a free port, for the whole module."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "mock_llm", "serve", "--port", str(port),
+                                "--lesson", request.param], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    assert "mock LLM for" in process.stdout.readline()  # it prints once it listens
+    yield request.param, f"http://127.0.0.1:{port}/v1"
+    process.kill()
+    process.wait()
+
+
+def http(url, body=None):
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def live(lesson, base_url, *extra, key="any"):
+    env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY=key)
+    if key is None:
+        env.pop("OPENAI_API_KEY")
+    return subprocess.run([sys.executable, "validate.py", lesson, "--live", *extra], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_models_and_errors_over_http(server):
+    _, base_url = server
+    assert http(f"{base_url}/models")[1]["data"][0]["id"] == "mock-react-1"
+    status, body = http(f"{base_url}/chat/completions", b"{not json")
+    assert status == 400 and body["error"]["type"] == "invalid_request_error"
+    status, body = http(f"{base_url}/nowhere", {})
+    assert status == 404 and "error" in body
+
+
+def test_live_runs_the_solution_against_the_server(server):
+    lesson, base_url = server
+    result = live(lesson, base_url, "--solution")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "round 1" in result.stdout and "tool ran" in result.stdout
+    expected = {"day07": "AAPL trades at 195.3", "day06": "3 + 5 * 2 = 13"}[lesson]
+    assert expected in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_live_without_a_key_says_what_to_set(server):
+    lesson, base_url = server
+    result = live(lesson, base_url, key=None)
+    assert result.returncode == 2
+    assert "OPENAI_API_KEY" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_live_against_an_unreachable_endpoint_fails_clearly():
+    result = live("day07", f"http://127.0.0.1:{free_port()}/v1", "--solution")
+    assert result.returncode == 1
+    assert "could not reach the model" in result.stdout and "Traceback" not in result.stdout
