@@ -166,11 +166,11 @@ class ChatSession:
 
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
         """The mock API: (status, JSON body) for one HTTP request."""
-        path = "/" + path.strip("/").removeprefix("v1/").removeprefix("v1")
-        if method == "GET" and path == "/models":
+        route = "/" + path.strip("/").removeprefix("v1/").removeprefix("v1")
+        if method == "GET" and route == "/models":
             return 200, {"object": "list", "data": [{"id": MODEL, "object": "model", "created": CREATED,
                                                      "owned_by": "reactlings"}]}
-        if path != "/chat/completions":
+        if route != "/chat/completions":
             return 404, error_body(f"Unknown request URL: {method} {path}. The mock serves "
                                    "/v1/chat/completions and /v1/models.", code="unknown_url")
         if method != "POST":

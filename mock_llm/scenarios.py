@@ -149,7 +149,7 @@ def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) 
             city: f"{sky}, {temp if seed == DEFAULT_SEED else rng.randint(-10, 38)}°C"
             for city, (sky, temp) in data.get("weather", {}).items()
         }
-        quotes = {ticker: dict(_quote(base, rng, seed), ticker=ticker)
+        quotes = {ticker: {"ticker": ticker, **_quote(base, rng, seed)}
                   for ticker, base in data.get("quotes", {}).items()}
         scenarios = {}
         for name, spec in data["scenarios"].items():

@@ -42,11 +42,7 @@ DERIVED_KEYS = {"import_hang", "import_died"}
 
 # Call sites known to leave a placeholder unfilled: (file, key) -> why. Each is an xfail(strict),
 # so fixing the code makes the test pass unexpectedly: then delete the entry.
-KNOWN_UNFILLED = {
-    ("validator/report.py", "report_trace_round"):
-        "report.py calls say('report_trace_round', lang) without round=...; the trace prints "
-        "'round {round} 1'",
-}
+KNOWN_UNFILLED: dict = {}  # (file, key) -> why a message is knowingly left with a placeholder unfilled
 
 
 def load_yaml(path: Path):

@@ -75,7 +75,10 @@ def print_runs(console: Console, runs: list, lang: str) -> None:
         console.print(Text(_indent(f"── {run.scenario.name}: {run.scenario.question}", 4), style="cyan"))
         shown = 0  # chat messages already printed: each round shows only what the loop added
         for number, exchange in enumerate(run.exchanges, start=1):
-            sent, received, shown = _exchange_texts(exchange, shown)
+            sent, received, total = _exchange_texts(exchange, shown)
+            if shown:
+                sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
+            shown = total
             console.print(Text(_indent(f"{say('report_trace_round', lang, round=number)} · "
                                        f"{say('report_trace_prompt', lang)}", 6), style="bold"))
             console.print(Text(_indent(sent, 8), style="dim"))
@@ -87,15 +90,14 @@ def print_runs(console: Console, runs: list, lang: str) -> None:
 
 
 def _exchange_texts(exchange, shown: int) -> tuple[str, str, int]:
-    """What the learner's code sent and what came back: a prompt and a reply (text protocol), or
-    the request's new messages, one JSON line each, and the response (Chat Completions)."""
+    """What the learner's code sent and what came back, and how many chat messages that makes:
+    a prompt and a reply (text protocol), or the request's messages from `shown` on, one JSON line
+    each, and the response (Chat Completions)."""
     if hasattr(exchange, "prompt"):
-        return exchange.prompt.rstrip(), exchange.reply, shown
+        return exchange.prompt.rstrip(), exchange.reply, 0
     messages = exchange.request.get("messages")
     messages = messages if isinstance(messages, list) else []
     sent = "\n".join(json.dumps(m, ensure_ascii=False) for m in messages[shown:])
-    if shown:
-        sent = f"(+ {len(messages) - shown} message(s) after the {shown} already shown)\n{sent}"
     response = exchange.response
     if exchange.status == 200:
         choice = response["choices"][0]
