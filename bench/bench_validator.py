@@ -46,6 +46,8 @@ def main() -> None:
         folder = Path(tmp)
         cases = {
             "day06 reference solution": grade + [str(SOLUTION)],
+            "day07 reference solution (openai client)": [sys.executable, "validate.py", "day07",
+                                                         "--solution"],
             "untouched template": grade + [str(ROOT / "lessons" / "day06" / "day06.py")],
             "LLM-call loop, no max_steps": grade + [str(variant(
                 folder, "no_limit", "for _ in range(max_steps):", "while True:"))],
@@ -55,10 +57,10 @@ def main() -> None:
         }
         baseline = median_seconds([sys.executable, "-c", "pass"], runs * 2)
         print(f"baseline `python -c pass`: {baseline * 1000:.0f} ms (median of {runs * 2})")
-        print(f"{'case':38} {'median':>9} {'× baseline':>11}")
+        print(f"{'case':42} {'median':>9} {'× baseline':>11}")
         for name, command in cases.items():
             seconds = median_seconds(command, runs)
-            print(f"{name:38} {seconds:8.2f}s {seconds / baseline:10.1f}×")
+            print(f"{name:42} {seconds:8.2f}s {seconds / baseline:10.1f}×")
 
 
 if __name__ == "__main__":
