@@ -43,7 +43,7 @@ def grading_tools(world: LessonWorld) -> dict[str, Callable[[str], str]]:
     def weather(city: str) -> str:
         city = city.strip().strip("\"'")
         if city not in world.weather:
-            raise ValueError(f"unknown city: {city}")
+            raise KeyError(f"unknown city: {city}")  # as the lesson's own Weather tool does
         return world.weather[city]
 
     def get_quote(ticker: str) -> dict:

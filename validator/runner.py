@@ -141,6 +141,9 @@ class Submission:
             first.problem = "import_" + first.problem if first.problem in ("hang", "died") else first.problem
             self.close()
             return first
+        if first.get("op") == "flood":  # printed without end while loading
+            self.close()
+            return Outcome(problem="import_flood", stdout=str(first.get("stdout", "")))
         if first.get("op") == "import_failed":
             self.close()
             return Outcome(problem="import_failed", error=first.get("error"), stdout=first.get("stdout", ""))
@@ -205,7 +208,8 @@ class Submission:
             kwargs = {str(k): decode(v) for k, v in (message.get("kwargs") or {}).items()}
             return {"output": tools(str(message.get("name")), *args, **kwargs)}
         except Exception as error:  # the tool's failure, told to the learner's code as an exception
-            return {"raise": str(error)}
+            return {"raise": str(error.args[0]) if len(error.args) == 1 else str(error),
+                    "type": type(error).__name__}
 
     @staticmethod
     def _finish(message) -> Outcome:

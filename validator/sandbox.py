@@ -16,6 +16,7 @@ The model and the tools answer from the grader's process, so the transcript and 
 where the learner's code cannot reach them. Only JSON crosses: nothing the child sends is executed.
 """
 import asyncio
+import builtins
 import dataclasses
 import importlib.util
 import inspect
@@ -89,8 +90,8 @@ def learner_frames(error, path):
     """The traceback of `error` cut down to the frames in the learner's file (plus the last frame)."""
     frames = traceback.extract_tb(error.__traceback__)
     keep = [f for f in frames if f.filename == path]
-    if frames and frames[-1] not in keep:
-        keep.append(frames[-1])
+    if frames and frames[-1] not in keep and frames[-1].filename != __file__:
+        keep.append(frames[-1])  # where it broke, in a library the learner called
     return "".join(traceback.format_list(keep))
 
 
@@ -126,15 +127,32 @@ class Child:
         self.created = self.awaited = 0  # llm_call coroutines made / actually awaited
 
     def load(self):
+        self.route_mock_to_grader()
         spec = importlib.util.spec_from_file_location("submission", self.path)
         self.module = importlib.util.module_from_spec(spec)
         sys.modules["submission"] = self.module
         spec.loader.exec_module(self.module)
-        # The learner's loop now talks to the grader's model, whichever way the lesson calls it.
+        # The learner's own names for the model, replaced after import: llm_call is counted (a
+        # missing await is then named), and an openai client made some other way still reaches us.
         if hasattr(self.module, "llm_call"):
             self.module.llm_call = self.llm_call
         if type(getattr(self.module, "client", None)).__module__.startswith("openai"):
             self.module.client = self.forwarding_client()
+
+    def route_mock_to_grader(self):
+        """Templates reach the kit's mock through mock_llm.reply and mock_llm.http.openai_client.
+        Replaced before the learner's file loads, every path to the model, under whatever name the
+        learner keeps it, ends at the grader's mock session."""
+        import mock_llm
+        import mock_llm.http
+        mock_llm.reply = self.reply_via_grader
+        mock_llm.http.openai_client = lambda *args, **kwargs: self.forwarding_client()
+
+    def reply_via_grader(self, lesson, prompt):
+        self.created += 1
+        self.awaited += 1
+        return self.channel.ask({"op": "llm", "prompt": prompt if isinstance(prompt, str) else
+                                 {"$type": type(prompt).__name__, "$repr": repr(prompt)[:300]}})["reply"]
 
     def llm_call(self, prompt, *args, **kwargs):
         # A plain function returning a coroutine, so a missing `await` can be counted and named.
@@ -152,8 +170,10 @@ class Child:
         def run(*args, **kwargs):
             answer = self.channel.ask({"op": "tool", "name": name, "args": [encode(a) for a in args],
                                        "kwargs": {k: encode(v) for k, v in kwargs.items()}})
-            if "raise" in answer:
-                raise RuntimeError(answer["raise"])
+            if "raise" in answer:  # the tool's own exception type, when it is a built-in one
+                kind = getattr(builtins, str(answer.get("type")), None)
+                usable = isinstance(kind, type) and issubclass(kind, Exception)
+                raise (kind if usable else RuntimeError)(answer["raise"])
             return answer["output"]
         run.__name__ = name
         return run

@@ -4,6 +4,7 @@ Your functions run in a separate process; `learner.call` calls one of them, `run
 runs your loop on a task from scenarios.yaml against the mock model. Numbers come from `world`, so
 with another seed every expected value changes.
 """
+from mock_llm.text_react import find_observations
 from mock_llm.tools import calculate
 from validator.checking import ToolBox, check, expect, steps_arg, tools_arg
 from validator.runner import Record
@@ -80,9 +81,9 @@ def test_unknown_tool(learner, world):
 @check("1.3", points=1, en="a tool that raises is a failed result with the error",
        zh="工具抛异常时返回带错误信息的失败结果")
 def test_tool_that_raises(learner, world):
-    city = world.scenarios["failing_tool"].values["nowhere"]
-    result, _ = run_execute_tool(learner, world, "Weather", city)
-    expect_tool_result(result, False, f"unknown city: {city}", "Weather", city)
+    expression = f"{world.scenarios['calculator'].values['a']} / 0"  # the Calculator raises ValueError
+    result, _ = run_execute_tool(learner, world, "Calculator", expression)
+    expect_tool_result(result, False, "division by zero", "Calculator", expression)
 
 
 # ---------------------------------------------------------------- TODO 2.1 build_react_prompt
@@ -121,6 +122,8 @@ def test_prompt_has_history_in_order(learner, world):
         for key in ("action", "action_input", "observation"):
             line = f"{'Action Input' if key == 'action_input' else key.title()}: {step[key]}"
             expect(line in prompt, "prompt_missing", what=f"step {number}", value=line)
+        readable = find_observations(prompt, step["action"], step["action_input"])
+        expect(step["observation"] in readable, "prompt_step_unreadable", number=number)
         positions.append(prompt.index(f"Observation: {step['observation']}"))
     expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
 
@@ -162,6 +165,13 @@ def test_parses_a_multiline_answer(learner, world):
     answer = "It is 77°F in 北京 today.\n- sunny\n- 25°C * 9 / 5 + 32 = 77"
     reply = f"Thought: I have both numbers.\nFinal Answer: {answer}\n"
     expect_parsed(learner, reply, ("I have both numbers.", "", answer))
+
+
+@check("3.1", points=1, en="a Final Answer wins over an Action in the same reply",
+       zh="同一回复里既有 Action 又有 Final Answer 时，以 Final Answer 为准")
+def test_final_answer_wins(learner, world):
+    reply = "Thought: I already know it.\nAction: Calculator\nAction Input: 1 + 1\nFinal Answer: 2"
+    expect_parsed(learner, reply, ("I already know it.", "", "2"))
 
 
 # ---------------------------------------------------------------- TODO 4.1 react_agent
@@ -233,8 +243,11 @@ def test_stops_at_max_steps(learner, world):
        zh="返回解析出的 Final Answer，而不是原始回复")
 def test_returns_parsed_answer(learner, world):
     run = run_agent(learner, world, "calculator")
-    final = run.exchanges[-1].reply.split("Final Answer:", 1)[-1].strip() if run.exchanges else ""
     expect(run.exchanges, "no_llm_call")
+    if "Final Answer:" not in run.exchanges[-1].reply:  # never got that far: say why instead
+        v = world.scenarios["calculator"].values
+        expect_answer(run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
+    final = run.exchanges[-1].reply.split("Final Answer:", 1)[-1].strip()
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     expect(got == final, "raw_reply", got=text_of(run.answer), expected=final)
 

@@ -1,0 +1,192 @@
+# expect: full
+# style: the prompt is written in Chinese, with a few-shot example and placeholder lines; the
+# style: history comes BEFORE the question.
+"""Day 06 — a ReAct agent by hand, text protocol.
+
+The model writes text in a fixed format; your code parses it, runs the tool it asked for, and writes
+the result back into the next prompt as an Observation:
+
+    Thought: I need to calculate 3 + 5 * 2
+    Action: Calculator
+    Action Input: 3 + 5 * 2
+    Observation: 13                     <- written by YOUR code, after running the tool
+    Thought: I now know the final answer
+    Final Answer: 3 + 5 * 2 = 13        <- the only normal way out of the loop
+
+Fill in the five TODOs, then run `python validate.py day06`. Run this file itself to watch your
+agent work: `python lessons/day06/day06.py`.
+"""
+from __future__ import annotations
+
+import ast
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import mock_llm
+
+
+# ---------------------------------------------------------------- given: the data the loop moves
+
+@dataclass
+class Tool:
+    name: str
+    description: str  # what the model reads to decide when and how to use the tool
+    func: Callable[[str], str]  # takes the Action Input text, returns the result text
+
+
+@dataclass
+class ToolResult:
+    success: bool
+    output: str  # the tool's result, or the error text when success is False
+
+
+@dataclass
+class AgentStep:
+    thought: str
+    action: str
+    action_input: str
+    observation: str
+
+
+# ---------------------------------------------------------------- given: two tools
+
+def calculator(expression: str) -> str:
+    """Arithmetic only. Walks the syntax tree instead of calling eval(), which would run any code."""
+    def evaluate(node: ast.AST) -> float:
+        match node:
+            case ast.Constant(value=int() | float() as number):
+                return number
+            case ast.UnaryOp(op=ast.USub(), operand=operand):
+                return -evaluate(operand)
+            case ast.BinOp(left=left, op=op, right=right):
+                a, b = evaluate(left), evaluate(right)
+                match op:
+                    case ast.Add():
+                        return a + b
+                    case ast.Sub():
+                        return a - b
+                    case ast.Mult():
+                        return a * b
+                    case ast.Div():
+                        return a / b
+        raise ValueError(f"only + - * / on numbers are allowed, not {ast.unparse(node)!r}")
+
+    result = evaluate(ast.parse(expression, mode="eval").body)
+    return str(int(result) if float(result).is_integer() else result)
+
+
+WEATHER = {
+    "北京": "sunny, 25°C",
+    "上海": "cloudy, 28°C",
+    "广州": "thunderstorms, 32°C",
+    "深圳": "sunny then cloudy, 30°C",
+}
+
+
+def weather(city: str) -> str:
+    if city not in WEATHER:
+        raise KeyError(f"unknown city: {city}")
+    return WEATHER[city]
+
+
+TOOLS = [
+    Tool("Calculator", "Evaluates an arithmetic expression such as 2 + 3 * 4. Input: the expression.",
+         calculator),
+    Tool("Weather", "Looks up today's weather in a city. Input: the city name, for example 北京.",
+         weather),
+]
+
+
+# ---------------------------------------------------------------- given: the model
+
+async def llm_call(prompt: str) -> str:
+    """Send the prompt to the model, get its reply. Here: the kit's offline mock model."""
+    return mock_llm.reply("day06", prompt)
+
+
+# ---------------------------------------------------------------- your part: five TODOs
+
+def get_tools_description(tools: list[Tool]) -> str:
+    """TODO 1.2 — the tool list for the prompt: one line per tool, its name and its description."""
+    return "\n".join(f"- 工具名：{tool.name}；说明：{tool.description}" for tool in tools)
+
+
+def execute_tool(tools: list[Tool], action: str, action_input: str) -> ToolResult:
+    """TODO 1.3 — run the tool named `action` on `action_input`; never raise."""
+    tool = next((t for t in tools if t.name == action), None)
+    if tool is None:
+        return ToolResult(False, f"错误：没有名为 {action} 的工具")
+    try:
+        return ToolResult(True, str(tool.func(action_input)))
+    except Exception as error:
+        return ToolResult(False, f"错误：工具 {action} 执行失败：{error}")
+
+
+EXAMPLE = """示例（只是示范格式，与本题无关）：
+Question: 拉萨今天天气怎么样？
+Thought: 我需要查一下拉萨的天气。
+Action: Weather
+Action Input: 拉萨
+Observation: snow, -5°C
+Thought: I now know the final answer
+Final Answer: 拉萨今天下雪，-5°C。"""
+
+
+def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep]) -> str:
+    """TODO 2.1 — the whole prompt: instructions, the tool list, every step so far, the question."""
+    history = "\n".join(
+        f"Thought: {s.thought}\nAction: {s.action}\nAction Input: {s.action_input}\n"
+        f"Observation: {s.observation}" for s in steps) or "（还没有）"
+    return f"""你是一个会使用工具的助手。可用的工具：
+{get_tools_description(tools)}
+
+请严格按照下面的格式回复，每次只写一步：
+Thought: [你的思考]
+Action: [工具名]
+Action Input: [工具的输入]
+Observation: [工具的结果，由系统填写，你不要自己写]
+知道答案以后，这样结束：
+Thought: I now know the final answer
+Final Answer: [最终答案]
+
+{EXAMPLE}
+
+你之前已经完成的步骤：
+{history}
+
+现在请回答这个问题：
+Question: {user_input}
+"""
+
+
+def parse_react_response(response: str) -> tuple[str, str, str]:
+    """TODO 3.1 — split a reply into (thought, action, action_input)."""
+    thought = re.search(r"Thought[:：]\s*(.*)", response)
+    thought = thought.group(1).strip() if thought else ""
+    final = re.search(r"Final Answer[:：]\s*(.*)", response, re.S)
+    if final:
+        return thought, "", final.group(1).strip()
+    action = re.search(r"^Action[:：]\s*(.*)$", response, re.M)
+    action_input = re.search(r"^Action Input[:：]\s*(.*)$", response, re.M)
+    return (thought, action.group(1).strip() if action else "",
+            action_input.group(1).strip() if action_input else "")
+
+
+async def react_agent(user_input: str, tools: list[Tool], max_steps: int = 10) -> str:
+    """TODO 4.1 — the loop: prompt -> model -> parse -> answer, or run the tool and go again."""
+    steps: list[AgentStep] = []
+    for _ in range(max_steps):
+        reply = await llm_call(build_react_prompt(user_input, tools, steps))
+        thought, action, action_input = parse_react_response(reply)
+        if action == "":
+            return action_input
+        result = execute_tool(tools, action, action_input)
+        steps.append(AgentStep(thought, action, action_input, result.output))
+    return f"已经走了 {max_steps} 步，仍然没有得到最终答案。"
+
+
+if __name__ == "__main__":
+    for question in ["What is 3 + 5 * 2?", "How is the weather in 上海 today?"]:
+        print(question, "->", asyncio.run(react_agent(question, TOOLS)))

@@ -1,0 +1,173 @@
+"""Grade a corpus of learner submissions and check each gets the grade it declares.
+
+Every file in tests/submissions/<lesson>/ starts with comment lines that say what grading it must get:
+
+    # expect: full                 every check passes, with seed 0 and with seed 7
+    # expect-lose: 2.1 4.1         each of these TODOs loses points (seed 0)
+    # expect-keep: 1.2 1.3 3.1     each of these TODOs keeps all its points (optional)
+    # expect-message: some words   these words are in the output of some failed check (optional)
+    # why: ...                     the mistake, as a learner makes it (for people; not checked)
+    # known-gap: ...               the validator does not grade this file as declared yet: the test
+                                   is an expected failure, and turns red once the gap is fixed, so
+                                   the line gets removed then
+
+A key may repeat on several lines; its values are joined. The validator runs as a learner runs it:
+`python validate.py <lesson> --file PATH --format gradescope`, in a child process; all files are
+graded up front, in parallel, one process per CPU.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "submissions"
+FILES = sorted(CORPUS.glob("*/*.py"))  # tests/submissions/<lesson>/<file>.py
+MINIMUM = {"day06": (5, 14), "day07": (4, 10)}  # (good, bad) submissions each lesson must have
+KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap")
+FULL_MARKS_SEEDS = (0, 7)
+
+
+def lesson_of(path: Path) -> str:
+    return path.parent.name
+
+
+@lru_cache(maxsize=None)
+def todo_ids(lesson: str) -> list[str]:
+    data = yaml.safe_load((ROOT / "lessons" / lesson / "lesson.yaml").read_text(encoding="utf-8"))
+    return [todo["id"] for todo in data["todos"]]
+
+
+# ---------------------------------------------------------------- reading headers, running the grader
+
+def read_header(path: Path) -> dict[str, str]:
+    """The `# key: value` lines at the top of a file, as {key: value}."""
+    header: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        key, colon, value = line.lstrip("#").partition(":")
+        if colon and key.strip() in KEYS:
+            key = key.strip()
+            header[key] = f"{header.get(key, '')} {value.strip()}".strip()
+    return header
+
+
+def run_validator(path: Path, seed: int) -> subprocess.CompletedProcess:
+    command = [sys.executable, "validate.py", lesson_of(path), "--file", str(path), "--seed", str(seed),
+               "--format", "gradescope"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True)
+
+
+def gradings() -> list[tuple[Path, int]]:
+    """Every (file, seed) the corpus tests look at."""
+    return [(path, seed) for path in FILES
+            for seed in (FULL_MARKS_SEEDS if read_header(path).get("expect") == "full" else (0,))]
+
+
+_runs: dict[tuple[Path, int], subprocess.CompletedProcess] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def grade_everything_in_parallel():
+    """Grading is a subprocess per file, mostly waiting: run them side by side, one per CPU."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        _runs.update(zip(gradings(), pool.map(lambda job: run_validator(*job), gradings())))
+
+
+def graded(path: Path, seed: int = 0) -> tuple[int, dict]:
+    """(exit status, Gradescope report) of grading `path` with `seed`."""
+    done = _runs.get((path, seed)) or run_validator(path, seed)
+    assert done.returncode in (0, 1), f"validate.py exited {done.returncode}:\n{done.stderr.decode()}"
+    return done.returncode, json.loads(done.stdout)
+
+
+def checks_of(report: dict, todo: str) -> list[dict]:
+    return [test for test in report["tests"] if f"TODO {todo}" in test["tags"]]
+
+
+def failed(tests: list[dict]) -> list[dict]:
+    return [test for test in tests if test["status"] != "passed"]
+
+
+def summary(tests: list[dict]) -> str:
+    """One line per test, to show in an assertion message."""
+    return "\n".join(f"  {t['status']:6}  {t['name']}: {t['output'].splitlines()[0] if t['output'] else ''}"
+                     for t in tests)
+
+
+# ---------------------------------------------------------------- the corpus itself
+
+@pytest.mark.parametrize("lesson", sorted(MINIMUM))
+def test_corpus_is_large_enough(lesson):
+    files = [path for path in FILES if lesson_of(path) == lesson]
+    good = [path for path in files if path.name.startswith("good_")]
+    bad = [path for path in files if path.name.startswith("bad_")]
+    assert len(good) >= MINIMUM[lesson][0], f"only {len(good)} good_*.py submissions for {lesson}"
+    assert len(bad) >= MINIMUM[lesson][1], f"only {len(bad)} bad_*.py submissions for {lesson}"
+    assert len(good) + len(bad) == len(files), "every submission is named good_*.py or bad_*.py"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: f"{lesson_of(path)}/{path.name}")
+def test_every_file_declares_an_expectation(path):
+    header = read_header(path)
+    if path.name.startswith("good_"):
+        assert header.get("expect") == "full", "a good_ file declares `# expect: full`"
+        assert "expect-lose" not in header
+    else:
+        assert "expect" not in header, "a bad_ file declares `# expect-lose:`, not `# expect:`"
+        assert header.get("expect-lose"), "a bad_ file declares the TODOs it loses: `# expect-lose: 4.1`"
+        assert header.get("why"), "a bad_ file says why in one sentence: `# why: ...`"
+    for key in ("expect-lose", "expect-keep"):
+        unknown = set(header.get(key, "").split()) - set(todo_ids(lesson_of(path)))
+        assert not unknown, f"{key} names TODOs {lesson_of(path)} does not have: {sorted(unknown)}"
+    both = set(header.get("expect-lose", "").split()) & set(header.get("expect-keep", "").split())
+    assert not both, f"TODOs both lost and kept: {sorted(both)}"
+
+
+def case(path: Path):
+    """The file as a test case: a strict expected failure when its header names a known gap."""
+    gap = read_header(path).get("known-gap")
+    marks = [pytest.mark.xfail(strict=True, reason=f"known validator gap: {gap}")] if gap else []
+    return pytest.param(path, marks=marks, id=f"{lesson_of(path)}/{path.name}")
+
+
+@pytest.mark.parametrize("path", [case(path) for path in FILES])
+def test_submission_gets_its_declared_grade(path):
+    header = read_header(path)
+    if header.get("expect") == "full":
+        for seed in FULL_MARKS_SEEDS:
+            status, report = graded(path, seed)
+            assert status == 0 and report["score"] == report["max_score"], (
+                f"seed {seed}: {report['score']}/{report['max_score']}, expected full marks\n"
+                + summary(failed(report["tests"])))
+        return
+
+    status, report = graded(path)
+    assert status == 1, f"exit status {status}, expected 1 (some checks fail)"
+    for todo in header["expect-lose"].split():
+        assert failed(checks_of(report, todo)), (
+            f"TODO {todo} should lose points but every check passed:\n{summary(checks_of(report, todo))}")
+    for todo in header.get("expect-keep", "").split():
+        assert not failed(checks_of(report, todo)), (
+            f"TODO {todo} should keep all its points:\n{summary(failed(checks_of(report, todo)))}")
+    if "expect-message" in header:
+        outputs = [test["output"] for test in failed(report["tests"])]
+        assert any(header["expect-message"] in output for output in outputs), (
+            f"no failed check says {header['expect-message']!r}:\n{summary(failed(report['tests']))}")
+
+
+def test_grading_is_deterministic():
+    """The same file and seed give the same bytes: a regrade never changes a learner's report."""
+    path = CORPUS / "day06" / "bad_unknown_tool_keyerror.py"  # a traceback, failures in two TODOs
+    first, second = run_validator(path, seed=7), run_validator(path, seed=7)
+    assert first.returncode == second.returncode == 1
+    assert first.stdout == second.stdout
