@@ -76,6 +76,13 @@ def check_request(body) -> tuple[list[dict], list[str]]:
             raise RequestError(f"Invalid value: {role!r}. Supported values are: "
                                f"{', '.join(repr(r) for r in ROLES)}.", param=f"messages.[{i}].role",
                                code="invalid_value")
+        content = message.get("content")
+        if not (isinstance(content, (str, list)) or (content is None and message["role"] == "assistant")):
+            kind = {dict: "an object", int: "an integer", float: "a number", bool: "a boolean",
+                    type(None): "null"}.get(type(content), type(content).__name__)
+            raise RequestError(f"Invalid type for 'messages[{i}].content': expected one of a string or "
+                               f"array of objects, but got {kind} instead.",
+                               param=f"messages[{i}].content", code="invalid_type")
     _check_tool_pairing(messages)
     return messages, _tool_names(body.get("tools"))
 

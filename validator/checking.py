@@ -16,7 +16,7 @@ from mock_llm.chat import ChatSession
 from mock_llm.tools import grading_tools
 
 from .lessons import Lesson
-from .runner import Outcome, Submission, Unawaited
+from .runner import Opaque, Outcome, Record, Submission, Unawaited
 
 
 def check(todo: str, points: int, en: str, zh: str):
@@ -35,6 +35,28 @@ class Fail(Exception):
 def expect(condition, key: str, **params):
     if not condition:
         raise Fail(key, **params)
+
+
+def shown(value) -> str:
+    """A value from the learner's process as the learner would write it in Python: a str as is,
+    a dataclass as ToolResult(success=True, …), anything else by its repr()."""
+    if isinstance(value, str):
+        return value
+    return _python(value)
+
+
+def _python(value) -> str:
+    if isinstance(value, Record):
+        return f"{value.type}({', '.join(f'{k}={_python(v)}' for k, v in value.fields.items())})"
+    if isinstance(value, Opaque):
+        return value.text
+    if isinstance(value, list):
+        return "[" + ", ".join(_python(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_python(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_python(k)}: {_python(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def registry_arg(names: list[str]) -> dict:

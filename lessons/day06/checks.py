@@ -6,7 +6,7 @@ with another seed every expected value changes.
 """
 from mock_llm.text_react import find_observations
 from mock_llm.tools import calculate
-from validator.checking import ToolBox, check, expect, steps_arg, tools_arg
+from validator.checking import shown, ToolBox, check, expect, steps_arg, tools_arg
 from validator.runner import Record
 
 OTHER_TOOLS = {
@@ -15,12 +15,9 @@ OTHER_TOOLS = {
 }
 
 
-def text_of(value) -> str:
-    return value if isinstance(value, str) else repr(value)
-
 
 def returned_str(func, value):
-    expect(isinstance(value, str), "not_a_string", func=func, got=text_of(value))
+    expect(isinstance(value, str), "not_a_string", func=func, got=shown(value))
     return value
 
 
@@ -52,13 +49,13 @@ def run_execute_tool(learner, world, action, action_input):
     result = learner.call("execute_tool", tools_arg(world, ["Calculator", "Weather"]), action,
                           action_input, tools=toolbox)
     expect(isinstance(result, Record) and result.type == "ToolResult", "not_a_tool_result",
-           got=text_of(result))
+           got=shown(result))
     return result, toolbox.calls
 
 
 def expect_tool_result(result, success, expected, action, given):
     ok = result.success is success and isinstance(result.output, str) and expected in result.output
-    expect(ok, "tool_result_wrong", action=action, given=given, got=text_of(result),
+    expect(ok, "tool_result_wrong", action=action, given=given, got=shown(result),
            success=success, expected=expected)
 
 
@@ -67,7 +64,7 @@ def test_runs_the_tool(learner, world):
     v = world.scenarios["calculator"].values
     expression = f"{v['a']} * {v['b']} - {v['c']}"
     result, calls = run_execute_tool(learner, world, "Calculator", expression)
-    expect(calls, "tool_not_called", got=text_of(result))
+    expect(calls, "tool_not_called", got=shown(result))
     expect_tool_result(result, True, calculate(expression), "Calculator", expression)
 
 
@@ -141,7 +138,7 @@ def expect_parsed(learner, reply, expected):
     got = learner.call("parse_react_response", reply)
     ok = isinstance(got, (tuple, list)) and len(got) == 3 and all(isinstance(x, str) for x in got)
     ok = ok and tuple(x.strip() for x in got) == expected
-    expect(ok, "parse_wrong", got=text_of(got), reply=reply, expected=repr(expected))
+    expect(ok, "parse_wrong", got=shown(got), reply=reply, expected=repr(expected))
 
 
 @check("3.1", points=1, en="reads Thought, Action and Action Input", zh="读出 Thought、Action 和 Action Input")
@@ -190,7 +187,7 @@ def expect_answer(run, expected, key="answer_missing"):
     asked = [e.reply for e in run.exchanges if "Action:" in e.reply]
     repeats = max((asked.count(r) for r in asked), default=0)
     expect(repeats < 2, "history_not_fed_back", calls=repeats)
-    expect(False, key, expected=expected, got=text_of(answer))
+    expect(False, key, expected=expected, got=shown(answer))
 
 
 @check("4.1", points=1, en="the calculator task: the answer holds the tool's result",
@@ -236,7 +233,7 @@ def test_reports_failing_tool(learner, world):
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
-    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=text_of(run.answer))
+    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
 
 @check("4.1", points=1, en="returns the parsed Final Answer, not the raw reply",
@@ -249,7 +246,7 @@ def test_returns_parsed_answer(learner, world):
         expect_answer(run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
     final = run.exchanges[-1].reply.split("Final Answer:", 1)[-1].strip()
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
-    expect(got == final, "raw_reply", got=text_of(run.answer), expected=final)
+    expect(got == final, "raw_reply", got=shown(run.answer), expected=final)
 
 
 @check("4.1", points=1, en="really uses the model and the tools (transcript)",
