@@ -24,8 +24,8 @@ ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)
 ANY_KEY = re.compile(_KEY.format(r"(?:Thought|Action|Action[ _]?Input|Observation|Final[ _]?Answer"
-                                 r"|Question)"), re.IGNORECASE)
-PLACEHOLDER = re.compile(r"^(\.\.\.|…|[\[<{【(（].*[\]>}】)）])$")
+                                 r"|Question|问题|思考|行动|行动输入|观察|最终答案)"), re.IGNORECASE)
+PLACEHOLDER = re.compile(r"^(\.\.\.|…)$")  # bracketed placeholders are in the first prompt: subtracted
 
 
 class BudgetExceeded(Exception):

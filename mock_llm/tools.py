@@ -11,6 +11,7 @@ from .scenarios import LessonWorld
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
            ast.Pow: operator.pow}
+MAX_BITS = 4096  # about 1200 digits: room for any arithmetic a task needs
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
@@ -20,9 +21,18 @@ def calculate(expression: str) -> str:
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
             return node.value
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            if isinstance(node.op, ast.Pow) and abs(value(node.right)) > 100:
-                raise ValueError("exponent too large")
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
+            left, right = value(node.left), value(node.right)
+            if isinstance(node.op, ast.Pow):
+                if abs(right) > 100:
+                    raise ValueError("exponent too large")
+                if isinstance(left, int) and left.bit_length() * abs(right) > MAX_BITS:
+                    raise ValueError("number too large")
+            result = _BINARY[type(node.op)](left, right)
+            if isinstance(result, complex):
+                raise ValueError("not a real number")
+            if isinstance(result, int) and result.bit_length() > MAX_BITS:
+                raise ValueError("number too large")
+            return result
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             return _UNARY[type(node.op)](value(node.operand))
         raise ValueError(f"not arithmetic: {ast.unparse(node)!r}")
@@ -33,6 +43,8 @@ def calculate(expression: str) -> str:
         raise ValueError(f"not an expression: {expression!r}") from None
     except ZeroDivisionError:
         raise ValueError("division by zero") from None
+    except OverflowError:
+        raise ValueError("number too large") from None
     if isinstance(result, float) and result.is_integer():
         result = int(result)
     return str(result)

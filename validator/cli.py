@@ -57,15 +57,24 @@ def main(argv: list[str] | None = None) -> int:
             return run_live(lesson, path, args.model, lang, console)
         result = grade(lesson, path, args.seed)
     except (LessonError, ScenarioError) as error:
-        Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}: {error}", markup=False)
-        return 2
+        return usage_error(error, lang)
     if args.format != "text" and args.output is None:
         write_results(result, args.format, None, lang)
     else:
         print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console)
         if args.format != "text":
-            write_results(result, args.format, args.output, lang)
+            try:
+                write_results(result, args.format, args.output, lang)
+            except OSError as error:
+                return usage_error(error, lang)
     return 0 if result.score == result.max_score else 1
+
+
+def usage_error(error: Exception, lang: str) -> int:
+    """One line on stderr, no traceback; exit status 2."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}: {error}",
+                                                                markup=False)
+    return 2
 
 
 def list_lessons(console: Console, lang: str, seed: int) -> int:

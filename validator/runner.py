@@ -78,6 +78,17 @@ def decode(value):
     return Opaque(value.get("$type", "?"), value.get("$repr", ""))
 
 
+def _printable(value):
+    """The message with each lone surrogate (text no terminal or file can hold) as a \\ud800 escape."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    return value
+
+
 def _hashable(key):
     return key if isinstance(key, (str, int, float, bool, tuple, type(None))) else repr(key)
 
@@ -222,7 +233,7 @@ class Submission:
 
     def _send(self, message):
         try:
-            self.sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+            self.sock.sendall(json.dumps(message).encode() + b"\n")  # ASCII: a lone surrogate survives
         except OSError:
             pass  # the child is gone; _receive reports how it ended
 
@@ -245,7 +256,7 @@ class Submission:
                 return Outcome(problem="protocol", detail="message too large")
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
-            return json.loads(line)
+            return _printable(json.loads(line))
         except ValueError:
             return Outcome(problem="protocol", detail="unreadable message")
 

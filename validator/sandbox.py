@@ -70,7 +70,7 @@ class Channel:
         self.buffer = b""
 
     def send(self, message):
-        self.sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        self.sock.sendall(json.dumps(message).encode() + b"\n")  # ASCII: a lone surrogate survives
 
     def receive(self):
         while b"\n" not in self.buffer:

@@ -1,0 +1,261 @@
+"""validate.py end to end (a subprocess, as a learner runs it), plus lesson loading and templates."""
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from validator import lessons
+from validator.lessons import LessonError, load_lesson
+from validator.templates import make_template
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
+SOLUTION = ROOT / "solutions" / "day06.py"
+TODO_IDS = ["1.2", "1.3", "2.1", "3.1", "4.1"]
+
+
+def validate(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")  # English unless --lang says otherwise
+    return subprocess.run([sys.executable, "validate.py", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+
+
+@pytest.fixture(scope="module")
+def partial(tmp_path_factory) -> Path:
+    """The template with TODO 1.2 done (2 points): some checks pass, most fail."""
+    text = TEMPLATE.read_text(encoding="utf-8")
+    todo = 'raise NotImplementedError("TODO 1.2: describe the tools")'
+    assert todo in text
+    done = 'return "\\n".join(f"- {tool.name}: {tool.description}" for tool in tools)'
+    path = tmp_path_factory.mktemp("learner") / "day06.py"
+    path.write_text(text.replace(todo, done), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def untouched() -> subprocess.CompletedProcess:
+    return validate("day06")
+
+
+# ---------------------------------------------------------------- grading a file
+
+def test_the_untouched_template_scores_zero(untouched):
+    assert untouched.returncode == 1
+    assert re.search(r"score: 0/\d+", untouched.stdout)
+    for todo in TODO_IDS:
+        assert f"TODO {todo}" in untouched.stdout
+        assert f"not implemented yet (TODO {todo})" in untouched.stdout
+    assert "Traceback" not in untouched.stdout + untouched.stderr
+    assert "python validate.py day06" in untouched.stdout  # what to run next
+
+
+def test_the_solution_passes():
+    result = validate("day06", "--solution")
+    assert result.returncode == 0, result.stdout
+    score = re.search(r"score: (\d+)/(\d+)", result.stdout)
+    assert score and score.group(1) == score.group(2)
+    assert "✗" not in result.stdout
+
+
+def test_a_partly_done_file(partial):
+    result = validate("day06", "--file", str(partial))
+    assert result.returncode == 1
+    assert re.search(r"TODO 1\.2 .* 2/2", result.stdout)
+    assert re.search(r"score: 2/\d+", result.stdout)
+    assert "not implemented yet (TODO 1.2)" not in result.stdout
+    assert "not implemented yet (TODO 1.3)" in result.stdout
+
+
+def test_file_that_does_not_exist(tmp_path):
+    missing = tmp_path / "nowhere.py"
+    result = validate("day06", "--file", str(missing))
+    assert result.returncode == 2
+    assert "no such file" in result.stderr and str(missing) in result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_unknown_lesson_names_the_known_ones():
+    result = validate("day99")
+    assert result.returncode == 2
+    assert "unknown lesson 'day99'" in result.stderr
+    assert "day06" in result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_list_shows_every_lesson_with_its_score():
+    result = validate("list")
+    assert result.returncode == 0
+    assert re.search(r"day06\s+.*\s0/\d+", result.stdout)
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_bad_usage_is_exit_2():
+    result = validate("day06", "--format", "pdf")
+    assert result.returncode == 2
+    assert "--format" in result.stderr
+
+
+# ---------------------------------------------------------------- machine-readable results
+
+def test_gradescope_results(partial, tmp_path):
+    out = tmp_path / "results.json"
+    result = validate("day06", "--file", str(partial), "--format", "gradescope", "--output", str(out))
+    assert result.returncode == 1
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["score"] == 2 < data["max_score"]
+    assert sum(t["score"] for t in data["tests"]) == data["score"]
+    assert sum(t["max_score"] for t in data["tests"]) == data["max_score"]
+    for test in data["tests"]:
+        assert {"name", "score", "max_score", "status", "output", "tags"} <= test.keys()
+        assert test["status"] in ("passed", "failed")
+        assert (test["status"] == "passed") == (test["score"] == test["max_score"])
+        todo_tags = [tag for tag in test["tags"] if re.fullmatch(r"TODO \d+\.\d+", tag)]
+        assert len(todo_tags) == 1 and todo_tags[0] in test["name"]
+        if test["status"] == "failed":
+            assert test["output"]
+    passed = {t["tags"][0] for t in data["tests"] if t["status"] == "passed"}
+    assert passed == {"TODO 1.2"}
+
+
+def test_junit_results(partial, tmp_path):
+    out = tmp_path / "results.xml"
+    result = validate("day06", "--file", str(partial), "--format", "junit", "--output", str(out))
+    assert result.returncode == 1
+    root = ET.parse(out).getroot()
+    cases = root.findall(".//testcase")
+    failed = [c for c in cases if c.find("failure") is not None]
+    passed = [c for c in cases if c not in failed]
+    assert len(passed) == 2 and all("TODO 1.2" in c.get("name") for c in passed)
+    assert all(c.find("failure").get("message") for c in failed)
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == (str(len(cases)), str(len(failed)))
+    gradescope = json.loads(validate("day06", "--file", str(partial), "--format", "gradescope").stdout)
+    assert [c.get("name") for c in cases] == [t["name"] for t in gradescope["tests"]]
+
+
+def test_results_are_deterministic(partial):
+    first = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
+    second = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
+    assert first.stdout == second.stdout
+    assert json.loads(first.stdout)["output"].endswith("(seed 3)")
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path):
+    result = validate("day06", "--format", "junit", "--output", str(tmp_path / "no" / "dir" / "x.xml"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- trace, seed, language
+
+def test_trace_shows_prompts_replies_and_tools():
+    result = validate("day06", "--solution", "--trace")
+    out = result.stdout
+    assert "round 1" in out and "round 2" in out
+    assert "{round}" not in out
+    assert "Question: What is 3 + 5 * 2?" in out  # the prompt the learner's code sent
+    assert "Action: Calculator\n" in out and "Action Input: 3 + 5 * 2\n" in out  # the mock's reply
+    assert "Final Answer: 3 + 5 * 2 = 13" in out
+    assert "Calculator('3 + 5 * 2') → '13'" in out  # the tool that ran
+
+
+def questions_in_trace(*args: str) -> list[str]:
+    out = validate("day06", "--trace", *args).stdout
+    return re.findall(r"── calculator: (.*)", out)
+
+
+def test_another_seed_asks_other_questions():
+    default, seven = questions_in_trace(), questions_in_trace("--seed", "7")
+    assert default and set(default) == {"What is 3 + 5 * 2?"}
+    assert seven and "What is 3 + 5 * 2?" not in seven
+
+
+def test_another_seed_still_passes_the_solution():
+    result = validate("day06", "--solution", "--seed", "7")
+    assert result.returncode == 0, result.stdout
+    assert "seed: 7" in result.stdout
+
+
+def test_chinese_report(untouched):
+    result = validate("day06", "--lang", "zh")
+    assert result.returncode == 1
+    assert "还没有实现" in result.stdout and "得分" in result.stdout
+    assert "not implemented yet" not in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+# ---------------------------------------------------------------- lesson.yaml and templates
+
+def test_malformed_lesson_yaml_names_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(lessons, "LESSONS_DIR", tmp_path)
+    path = tmp_path / "broken" / "lesson.yaml"
+    path.parent.mkdir()
+    path.write_text("title: {en: [unclosed\n", encoding="utf-8")
+    with pytest.raises(LessonError, match="not valid YAML") as error:
+        load_lesson("broken")
+    assert str(path) in str(error.value)
+
+
+@pytest.mark.parametrize("text", ["", "just text\n", "title: {en: t, zh: t}\nexercise: x.py\n",
+                                  "title: t\nexercise: x.py\ntodos: [{id: '1.1'}]\n"])
+def test_incomplete_lesson_yaml_names_the_file(tmp_path, monkeypatch, text):
+    monkeypatch.setattr(lessons, "LESSONS_DIR", tmp_path)
+    path = tmp_path / "broken" / "lesson.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LessonError) as error:
+        load_lesson("broken")
+    assert str(path) in str(error.value)
+
+
+def test_unknown_lesson_lists_the_lessons(tmp_path, monkeypatch):
+    monkeypatch.setattr(lessons, "LESSONS_DIR", tmp_path)
+    (tmp_path / "day01").mkdir()
+    (tmp_path / "day01" / "lesson.yaml").write_text("title: t\n", encoding="utf-8")
+    with pytest.raises(LessonError, match=r"unknown lesson 'day99' \(lessons: day01\)"):
+        load_lesson("day99")
+
+
+def test_templates_are_up_to_date():
+    result = subprocess.run([sys.executable, "-m", "validator.templates", "--check"], cwd=ROOT,
+                            capture_output=True, text=True, encoding="utf-8")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+TINY = '''\
+def get_tools_description(tools):
+    """TODO 1.2 — describe the tools."""
+    # BEGIN SOLUTION
+    lines = [t.name for t in tools]
+    return "\\n".join(lines)
+    # END SOLUTION
+
+
+KEEP = 1
+'''
+
+
+def test_make_template_replaces_the_solution():
+    template = make_template(TINY, load_lesson("day06"))
+    assert template == (
+        'def get_tools_description(tools):\n'
+        '    """TODO 1.2 — describe the tools."""\n'
+        '    raise NotImplementedError("TODO 1.2: describe the tools")\n'
+        '\n\nKEEP = 1\n')
+
+
+@pytest.mark.parametrize("broken, problem", [
+    (TINY.replace("    # END SOLUTION\n", ""), "never closed"),
+    (TINY.replace("    # BEGIN SOLUTION\n", ""), "without"),
+    (TINY.replace("TODO 1.2", "TODO 9.9"), "no TODO"),
+    (TINY.replace("    # END SOLUTION\n", "    # BEGIN SOLUTION\n"), "inside another"),
+])
+def test_make_template_rejects_broken_markers(broken, problem):
+    with pytest.raises(LessonError, match=problem):
+        make_template(broken, load_lesson("day06"))

@@ -1,0 +1,346 @@
+"""The day06 text-ReAct mock model (TextReactSession), the mock's calculator, and scenario loading.
+
+Every test plays the part of a learner's agent: it writes a prompt, reads the mock's reply, and
+writes the next prompt the way a ReAct loop would.
+"""
+import inspect
+
+import pytest
+
+import mock_llm
+import mock_llm.tools
+from mock_llm import BudgetExceeded, ScenarioError, TextReactSession, load_world
+from mock_llm.tools import calculate
+
+WORLD = load_world("day06")
+CALC_Q = "What is 3 + 5 * 2?"
+WEATHER_Q = "How is the weather in 上海 today?"
+FAHRENHEIT_Q = "What is the temperature in 北京 today, in degrees Fahrenheit?"
+
+INSTRUCTIONS = (
+    "Answer the question. You can use these tools:\n"
+    "- Calculator: evaluates arithmetic\n"
+    "- Weather: today's weather in a city\n\n"
+    "Use this format:\n"
+    "Thought: [your reasoning]\n"
+    "Action: [tool name]\n"
+    "Action Input: [the input]\n"
+    "Observation: ...\n"
+    "Final Answer: [the answer]\n\n"
+)
+
+
+def session(name: str, world=WORLD, **kwargs) -> TextReactSession:
+    return TextReactSession(world.scenarios[name], **kwargs)
+
+
+def step(tool: str, tool_input: str, observation: str) -> str:
+    """One step of history, as a learner's build_react_prompt writes it."""
+    return f"Thought: ok\nAction: {tool}\nAction Input: {tool_input}\nObservation: {observation}\n"
+
+
+def parsed(reply: str) -> dict:
+    """The mock's reply as {key: value}; Final Answer keeps every line after it."""
+    if "Final Answer:" in reply:
+        return {"Final Answer": reply.split("Final Answer:", 1)[1].strip()}
+    fields = {}
+    for line in reply.splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+# ---------------------------------------------------------------- the basic ReAct exchange
+
+def test_first_prompt_gets_the_scripted_action():
+    mock = session("calculator")
+    reply = parsed(mock.reply(INSTRUCTIONS + f"Question: {CALC_Q}\n"))
+    assert reply["Action"] == "Calculator"
+    assert reply["Action Input"] == "3 + 5 * 2"
+    assert mock.issued == [("Calculator", "3 + 5 * 2")]
+
+
+def test_observation_in_prompt_gives_final_answer_quoting_it():
+    mock = session("calculator")
+    prompt = INSTRUCTIONS + f"Question: {CALC_Q}\n"
+    mock.reply(prompt)
+    reply = mock.reply(prompt + step("Calculator", "3 + 5 * 2", "13"))
+    assert parsed(reply) == {"Final Answer": "3 + 5 * 2 = 13"}
+
+
+def test_a_wrong_observation_shows_in_the_answer():
+    mock = session("calculator")
+    prompt = INSTRUCTIONS + f"Question: {CALC_Q}\n"
+    mock.reply(prompt)
+    reply = mock.reply(prompt + step("Calculator", "3 + 5 * 2", "16"))
+    assert parsed(reply) == {"Final Answer": "3 + 5 * 2 = 16"}
+
+
+def test_the_same_prompt_again_asks_for_the_same_call():
+    mock = session("calculator")
+    prompt = INSTRUCTIONS + f"Question: {CALC_Q}\n"
+    first, second = mock.reply(prompt), mock.reply(prompt)
+    assert first == second
+    assert len(mock.transcript) == 2
+    assert [e.prompt for e in mock.transcript] == [prompt, prompt]
+
+
+def test_two_step_fahrenheit_computes_the_second_input_from_the_first_observation():
+    mock = session("fahrenheit")
+    prompt = INSTRUCTIONS + f"Question: {FAHRENHEIT_Q}\n"
+    assert parsed(mock.reply(prompt))["Action"] == "Weather"
+    prompt += step("Weather", "北京", "sunny, 25°C")
+    reply = parsed(mock.reply(prompt))
+    assert (reply["Action"], reply["Action Input"]) == ("Calculator", "25 * 9 / 5 + 32")
+    prompt += step("Calculator", "25 * 9 / 5 + 32", "77")
+    answer = parsed(mock.reply(prompt))["Final Answer"]
+    assert "77°F" in answer and "sunny, 25°C" in answer
+
+
+def test_two_step_follows_whatever_observation_it_is_given():
+    mock = session("fahrenheit")
+    prompt = f"Question: {FAHRENHEIT_Q}\n"
+    mock.reply(prompt)
+    reply = parsed(mock.reply(prompt + step("Weather", "北京", "rainy, 10°C")))
+    assert reply["Action Input"] == "10 * 9 / 5 + 32"
+
+
+def test_an_observation_for_another_input_does_not_count():
+    mock = session("calculator")
+    prompt = f"Question: {CALC_Q}\n"
+    mock.reply(prompt)
+    reply = parsed(mock.reply(prompt + step("Calculator", "3 + 5", "8")))
+    assert reply["Action Input"] == "3 + 5 * 2"
+
+
+# ---------------------------------------------------------------- prompts of every shape
+
+def test_history_before_the_question():
+    mock = session("calculator")
+    mock.reply(INSTRUCTIONS + f"Question: {CALC_Q}\n")
+    prompt = INSTRUCTIONS + "Steps so far:\n" + step("Calculator", "3 + 5 * 2", "13") + f"\nQuestion: {CALC_Q}\n"
+    assert parsed(mock.reply(prompt)) == {"Final Answer": "3 + 5 * 2 = 13"}
+
+
+def test_history_after_the_question():
+    mock = session("weather")
+    prompt = INSTRUCTIONS + f"Question: {WEATHER_Q}\n"
+    assert parsed(mock.reply(prompt))["Action Input"] == "上海"
+    reply = mock.reply(prompt + step("Weather", "上海", "cloudy, 28°C"))
+    assert parsed(reply) == {"Final Answer": "Today in 上海: cloudy, 28°C."}
+
+
+@pytest.mark.parametrize("placeholder", ["...", "[工具返回的结果]", "<result>", "(the tool's output)"])
+def test_placeholder_lines_in_the_instructions_are_not_history(placeholder):
+    instructions = (f"Format:\nThought: ...\nAction: Calculator\nAction Input: 3 + 5 * 2\n"
+                    f"Observation: {placeholder}\nFinal Answer: ...\n\n")
+    mock = session("calculator")
+    assert parsed(mock.reply(instructions + f"Question: {CALC_Q}\n"))["Action"] == "Calculator"
+    # and on a later prompt still (the instructions are sent every time)
+    assert parsed(mock.reply(instructions + f"Question: {CALC_Q}\n"))["Action"] == "Calculator"
+
+
+def test_few_shot_example_with_another_call_is_not_history():
+    example = ("Example:\nQuestion: What is 1 + 1?\n" + step("Calculator", "1 + 1", "2")
+               + "Final Answer: 2\n\n")
+    mock = session("calculator")
+    prompt = INSTRUCTIONS + example + f"Question: {CALC_Q}\n"
+    assert parsed(mock.reply(prompt))["Action Input"] == "3 + 5 * 2"
+    assert parsed(mock.reply(prompt + step("Calculator", "3 + 5 * 2", "13"))) == {
+        "Final Answer": "3 + 5 * 2 = 13"}
+
+
+def test_few_shot_example_with_the_same_call_is_not_history():
+    # The instructions show exactly the scenario's call and its result. It was already in the first
+    # prompt, so it is an example, not a step the agent took.
+    example = "Example:\nAction: Calculator\nAction Input: 3 + 5 * 2\nObservation: 13\nFinal Answer: 13\n\n"
+    mock = session("calculator")
+    prompt = INSTRUCTIONS + example + f"Question: {CALC_Q}\n"
+    assert parsed(mock.reply(prompt))["Action"] == "Calculator"
+    assert parsed(mock.reply(prompt))["Action"] == "Calculator"  # still nothing new on a resend
+    assert parsed(mock.reply(prompt + step("Calculator", "3 + 5 * 2", "13"))) == {
+        "Final Answer": "3 + 5 * 2 = 13"}
+
+
+def test_chinese_instructions_and_full_width_colons():
+    instructions = ("请回答用户的问题。可用工具：\n- Weather: 查询天气\n\n格式：\n思考：你的想法\n"
+                    "Action：[工具名]\nAction Input：[工具输入]\nObservation：[工具返回的结果]\n\n")
+    mock = session("weather")
+    prompt = instructions + f"问题：{WEATHER_Q}\n\n"
+    reply = parsed(mock.reply(prompt))
+    assert (reply["Action"], reply["Action Input"]) == ("Weather", "上海")
+    history = "思考：查天气\nAction：Weather\nAction Input：上海\nObservation：cloudy, 28°C\n"
+    assert parsed(mock.reply(prompt + history)) == {"Final Answer": "Today in 上海: cloudy, 28°C."}
+
+
+@pytest.mark.parametrize("written", ['"上海"', "'上海'", "`上海`", "“上海”"])
+def test_quoted_action_input(written):
+    mock = session("weather")
+    prompt = f"Question: {WEATHER_Q}\n"
+    mock.reply(prompt)
+    reply = mock.reply(prompt + step("Weather", written, "cloudy, 28°C"))
+    assert parsed(reply) == {"Final Answer": "Today in 上海: cloudy, 28°C."}
+
+
+def test_markdown_and_lowercase_keys():
+    mock = session("calculator")
+    prompt = f"Question: {CALC_Q}\n"
+    mock.reply(prompt)
+    history = "**Action:** calculator\n**Action Input:** 3+5*2\n**Observation:** 13\n"
+    assert parsed(mock.reply(prompt + history)) == {"Final Answer": "3 + 5 * 2 = 13"}
+
+
+def test_no_question_in_the_prompt():
+    mock = session("calculator")
+    reply = mock.reply(INSTRUCTIONS + "Question: \n")
+    assert "Action" not in parsed(reply)
+    assert "do not see a question" in reply
+
+
+def test_a_bracketed_real_observation_is_read():
+    mock = session("unknown_tool")
+    prompt = f"Question: {WORLD.scenarios['unknown_tool'].question}\n"
+    assert parsed(mock.reply(prompt))["Action"] == "WebSearch"
+    prompt += step("WebSearch", "3 * 2 + 5", "(error: unknown tool WebSearch)")
+    assert parsed(mock.reply(prompt))["Action"] == "Calculator"
+
+
+def test_observation_stops_at_a_chinese_key_line():
+    mock = session("calculator")
+    mock.reply(f"问题：{CALC_Q}\n")
+    prompt = "历史：\n" + step("Calculator", "3 + 5 * 2", "13") + f"问题：{CALC_Q}\n"
+    assert parsed(mock.reply(prompt)) == {"Final Answer": "3 + 5 * 2 = 13"}
+
+
+# ---------------------------------------------------------------- budget, endless, seeds
+
+def test_budget_raises_after_budget_calls():
+    mock = session("calculator", budget=3)
+    prompt = f"Question: {CALC_Q}\n"
+    for _ in range(3):
+        mock.reply(prompt)
+    with pytest.raises(BudgetExceeded):
+        mock.reply(prompt)
+    assert len(mock.transcript) == 3
+
+
+def test_endless_scenario_never_finishes():
+    mock = session("endless", budget=100)
+    prompt = f"Question: {WORLD.scenarios['endless'].question}\n"
+    inputs = []
+    for _ in range(30):
+        reply = parsed(mock.reply(prompt))
+        assert "Final Answer" not in reply
+        inputs.append(reply["Action Input"])
+        prompt += step("Calculator", reply["Action Input"], calculate(reply["Action Input"]))
+    assert inputs[:3] == ["1 + 1", "2 + 1", "3 + 1"]
+    assert len(set(inputs)) == 30  # it counts on: each observation was read
+
+
+def test_seed_0_uses_the_lesson_numbers():
+    assert WORLD.scenarios["calculator"].question == CALC_Q
+    assert WORLD.scenarios["weather"].question == WEATHER_Q
+    assert WORLD.scenarios["fahrenheit"].question == FAHRENHEIT_Q
+    assert WORLD.weather["北京"] == "sunny, 25°C"
+    assert WORLD.tool_descriptions.keys() == {"Calculator", "Weather"}
+
+
+def test_another_seed_draws_other_values_reproducibly():
+    seven, again = load_world("day06", 7), load_world("day06", 7)
+    questions = {name: s.question for name, s in seven.scenarios.items()}
+    assert questions == {name: s.question for name, s in again.scenarios.items()}
+    assert seven.weather == again.weather
+    assert questions["calculator"] != CALC_Q
+    assert seven.weather != WORLD.weather
+    assert load_world("day06", 8).scenarios["calculator"].question != questions["calculator"]
+
+
+def test_another_seed_scripts_its_own_numbers():
+    world = load_world("day06", 7)
+    story = world.scenarios["calculator"]
+    expression = f"{story.values['a']} + {story.values['b']} * {story.values['c']}"
+    mock = TextReactSession(story)
+    prompt = f"Question: {story.question}\n"
+    assert parsed(mock.reply(prompt))["Action Input"] == expression
+    answer = parsed(mock.reply(prompt + step("Calculator", expression, calculate(expression))))
+    assert answer == {"Final Answer": f"{expression} = {calculate(expression)}"}
+
+
+def test_reply_routes_by_question(monkeypatch):
+    monkeypatch.setattr(mock_llm, "_sessions", {})
+    assert parsed(mock_llm.reply("day06", f"Question: {CALC_Q}"))["Action"] == "Calculator"
+    assert parsed(mock_llm.reply("day06", f"Question: {WEATHER_Q}"))["Action"] == "Weather"
+    prompt = f"Question: {CALC_Q}\n" + step("Calculator", "3 + 5 * 2", "13")
+    assert parsed(mock_llm.reply("day06", prompt)) == {"Final Answer": "3 + 5 * 2 = 13"}
+    stranger = mock_llm.reply("day06", "Question: What is the capital of France?")
+    assert "Final Answer" in stranger and CALC_Q in stranger
+
+
+# ---------------------------------------------------------------- the grader's calculator
+
+@pytest.mark.parametrize("expression, result", [
+    ("3 + 5 * 2", "13"), ("25 * 9 / 5 + 32", "77"), ("2 - 5", "-3"), ("10 / 4", "2.5"),
+    ("-(2 + 1)", "-3"), (" 7 // 2 ", "3"), ("2 ** 10", "1024"), ("3*2+5", "11"),
+])
+def test_calculate_arithmetic(expression, result):
+    assert calculate(expression) == result
+
+
+@pytest.mark.parametrize("expression", [
+    "__import__('os')", "open('x')", "x", "(1).__class__", "().__class__.__bases__", "2 ** 10000",
+    "'a' * 3", "[1, 2]", "1 if 1 else 2", "lambda: 1", "True + 1", "1 / 0", "", "import os",
+    "print(1)", "3 +",
+])
+def test_calculate_rejects_anything_but_arithmetic(expression):
+    with pytest.raises(ValueError):
+        calculate(expression)
+
+
+def test_calculate_never_evals():
+    source = inspect.getsource(mock_llm.tools)
+    assert "eval(" not in source and "exec(" not in source
+
+
+def test_calculate_float_overflow_is_a_value_error():
+    with pytest.raises(ValueError):
+        calculate("(10.0 ** 100) ** 4")
+
+
+def test_calculate_refuses_huge_intermediate_numbers():
+    with pytest.raises(ValueError):
+        calculate("(9 ** 99) ** 99 - (9 ** 99) ** 99")  # a 9400-digit number on the way to 0
+
+
+def test_calculate_refuses_complex_results():
+    with pytest.raises(ValueError):
+        calculate("(-8) ** 0.5")
+
+
+# ---------------------------------------------------------------- scenarios.yaml errors
+
+def test_malformed_yaml_names_the_file(tmp_path):
+    path = tmp_path / "scenarios.yaml"
+    path.write_text("scenarios: [unclosed\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="not valid YAML") as error:
+        load_world("day06", path=path)
+    assert str(path) in str(error.value)
+
+
+@pytest.mark.parametrize("text", [
+    "just a string\n",
+    "vars: {}\n",
+    "scenarios:\n  calc:\n    calls: []\n",  # no question
+    "scenarios:\n  calc:\n    question: 'What is {nope}?'\n",  # unknown placeholder
+    "vars:\n  a: {between: [1, 2]}\nscenarios: {}\n",  # no default for seed 0
+])
+def test_unusable_scenarios_name_the_file(tmp_path, text):
+    path = tmp_path / "scenarios.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError) as error:
+        load_world("day06", path=path)
+    assert str(path) in str(error.value)
+
+
+def test_missing_scenarios_file(tmp_path):
+    with pytest.raises(ScenarioError, match="no such file"):
+        load_world("day06", path=tmp_path / "absent.yaml")

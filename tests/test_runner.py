@@ -1,0 +1,449 @@
+"""validator.runner.Submission: a learner's file run in a child process, called function by function.
+
+Each test writes a small "learner" file into tmp_path and calls its functions through Submission,
+the way the lesson checks do.
+"""
+import os
+import signal
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from validator import runner
+from validator.runner import Record, Submission, Unawaited
+
+LEARNER = '''
+import asyncio
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    func: Callable[[str], str]
+
+
+@dataclass
+class ToolResult:
+    success: bool
+    output: str
+
+
+async def llm_call(prompt: str) -> str:
+    return "the file's own model"
+
+
+def echo(value):
+    return value
+
+
+def values():
+    return ("text", 3, -1.5, True, None, [1, [2]], {"k": (4, None), 5: "int key"})
+
+
+def result():
+    return ToolResult(True, "13")
+
+
+def pid():
+    return os.getpid()
+
+
+def echo_surrogate():
+    return "half of a pair: \\ud800"
+
+
+async def later(x):
+    await asyncio.sleep(0)
+    return x * 2
+
+
+def helper(n):
+    return 10 // n
+
+
+def crash():
+    return helper(0)
+
+
+def spin():
+    while True:
+        pass
+
+
+async def sleep_forever():
+    await asyncio.sleep(10 ** 6)
+
+
+def leave(code):
+    sys.exit(code)
+
+
+def hard_exit():
+    os._exit(4)
+
+
+def chatter():
+    while True:
+        print("debug: still looping")
+
+
+def shout():
+    print("hello from the learner")
+    return "done"
+
+
+def hog():
+    return len(bytearray(4 * 1024 ** 3))
+
+
+def spawn():
+    return subprocess.Popen(["sleep", "1000"]).pid
+
+
+async def ask():
+    return await llm_call("hi")
+
+
+def forget_await():
+    llm_call("hi")
+    return "no await"
+
+
+def return_coroutine():
+    return llm_call("hi")
+
+
+async def ask_twice():
+    return [await llm_call("one"), await llm_call("two")]
+
+
+async def ask_with_a_list():
+    return await llm_call(["not", "a", "str"])
+
+
+def describe(tools):
+    return [(type(t).__name__, t.name, t.description) for t in tools]
+
+
+def use_tool(tools, text):
+    return tools[0].func(text)
+
+
+def use_tool_safely(tools, text):
+    try:
+        return tools[0].func(text)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+'''
+
+
+def write(tmp_path: Path, source: str, name: str = "learner.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def learner(tmp_path):
+    submission = Submission(write(tmp_path, LEARNER))
+    yield submission
+    submission.close()
+
+
+@pytest.fixture
+def load(tmp_path):
+    """Submission on a file with this source; every one made is closed after the test."""
+    made = []
+
+    def make(source: str, **kwargs) -> Submission:
+        made.append(Submission(write(tmp_path, source, f"file{len(made)}.py"), **kwargs))
+        return made[-1]
+
+    yield make
+    for submission in made:
+        submission.close()
+
+
+def call(submission, func, *args, timeout=5.0, **kwargs):
+    return submission.call(func, *args, timeout=timeout, **kwargs)
+
+
+# ---------------------------------------------------------------- values cross back
+
+@pytest.mark.parametrize("value", ["中文 text", "", 42, 2.5, True, None, [1, "a", [None]],
+                                   {"a": 1, "b": [2]}])
+def test_a_value_round_trips(learner, value):
+    outcome = call(learner, "echo", value)
+    assert outcome.problem is None and outcome.error is None
+    assert outcome.value == value
+    assert type(outcome.value) is type(value)
+
+
+def test_tuples_and_dict_keys_keep_their_kind(learner):
+    outcome = call(learner, "values")
+    assert outcome.value == ("text", 3, -1.5, True, None, [1, [2]], {"k": (4, None), 5: "int key"})
+    assert isinstance(outcome.value[6]["k"], tuple)
+
+
+def test_a_dataclass_becomes_a_record(learner):
+    record = call(learner, "result").value
+    assert isinstance(record, Record)
+    assert record.type == "ToolResult"
+    assert record.fields == {"success": True, "output": "13"}
+    assert (record.success, record.output) == (True, "13")
+    with pytest.raises(AttributeError):
+        record.missing_field
+
+
+def test_an_async_function_is_awaited(learner):
+    assert call(learner, "later", 21).value == 42
+
+
+def test_printing_is_captured(learner):
+    outcome = call(learner, "shout")
+    assert outcome.value == "done"
+    assert outcome.stdout == "hello from the learner\n"
+
+
+# ---------------------------------------------------------------- errors and problems
+
+def test_an_exception_keeps_only_the_learners_frames(learner, tmp_path):
+    outcome = call(learner, "crash")
+    assert outcome.problem is None
+    assert outcome.error["type"] == "ZeroDivisionError"
+    assert "by zero" in outcome.error["message"]
+    trace = outcome.error["traceback"]
+    assert str(tmp_path / "learner.py") in trace
+    assert "in crash" in trace and "in helper" in trace
+    assert "sandbox.py" not in trace and "runner.py" not in trace
+
+
+def test_the_same_child_serves_the_next_call_after_an_exception(learner):
+    before = call(learner, "pid").value
+    call(learner, "crash")
+    assert call(learner, "pid").value == before
+
+
+def test_an_endless_loop_is_a_hang_and_the_next_call_gets_a_fresh_child(learner):
+    before = call(learner, "pid").value
+    outcome = call(learner, "spin", timeout=0.5)
+    assert outcome.problem == "hang"
+    assert outcome.detail == "0.5"
+    after = call(learner, "pid")
+    assert after.problem is None and after.value != before
+
+
+def test_a_function_that_hung_gets_the_shorter_limit_next_time(learner, monkeypatch):
+    monkeypatch.setattr(runner, "HUNG_AGAIN_LIMIT", 0.3)
+    assert call(learner, "spin", timeout=0.6).detail == "0.6"
+    assert call(learner, "spin", timeout=0.6).detail == "0.3"
+    assert call(learner, "later", 1, timeout=0.6).value == 2  # other functions keep their limit
+
+
+def test_awaiting_forever_is_a_hang(learner):
+    assert call(learner, "sleep_forever", timeout=0.5).problem == "hang"
+
+
+def test_a_module_level_loop_is_an_import_hang(load):
+    submission = load("while True:\n    pass\n\ndef f():\n    return 1\n", import_timeout=1)
+    outcome = call(submission, "f")
+    assert (outcome.problem, outcome.detail) == ("import_hang", "1")
+    assert call(submission, "f") is outcome  # a file that cannot load is not loaded again
+
+
+def test_sys_exit_in_a_function_is_an_error_not_an_exit(learner):
+    outcome = call(learner, "leave", 3)
+    assert outcome.problem is None
+    assert outcome.error["type"] == "SystemExit"
+    assert outcome.error["message"] == "3"
+    assert call(learner, "later", 2).value == 4  # the child is still there
+
+
+def test_os_exit_is_reported_with_its_status(learner):
+    outcome = call(learner, "hard_exit")
+    assert outcome.problem == "died"
+    assert outcome.detail == "exit status 4"
+    assert call(learner, "later", 2).value == 4
+
+
+def test_module_level_os_exit_is_an_import_death(load):
+    outcome = call(load("import os\nos._exit(5)\n"), "f")
+    assert (outcome.problem, outcome.detail) == ("import_died", "exit status 5")
+
+
+def test_printing_in_an_endless_loop_is_a_flood(learner):
+    outcome = call(learner, "chatter", timeout=30)
+    assert outcome.problem == "flood"
+    assert outcome.stdout.startswith("debug: still looping\n")
+    assert "more characters not shown" in outcome.stdout
+    assert len(outcome.stdout) < 10_000
+
+
+def test_printing_in_an_endless_loop_at_module_level_is_an_import_flood(load):
+    submission = load("while True:\n    print('x' * 80)\n\ndef f():\n    return 1\n", import_timeout=30)
+    outcome = call(submission, "f")
+    assert outcome.problem == "import_flood"
+    assert outcome.stdout.startswith("x" * 80)
+    assert call(submission, "f") is outcome  # not loaded again
+
+
+def test_a_syntax_error_names_its_line(load):
+    outcome = call(load("def f():\n    return 1\n\ndef g(:\n    pass\n"), "f")
+    assert outcome.problem == "import_failed"
+    assert outcome.error["type"] == "SyntaxError"
+    assert outcome.error["line"] == 4
+    assert "def g(:" in outcome.error["text"]
+
+
+def test_an_import_error_is_an_import_failure(load):
+    outcome = call(load("import no_such_module_anywhere\n"), "f")
+    assert outcome.problem == "import_failed"
+    assert outcome.error["type"] == "ModuleNotFoundError"
+
+
+def test_a_missing_function_is_missing_and_the_child_lives_on(learner):
+    before = call(learner, "pid").value
+    outcome = call(learner, "react_agent")
+    assert (outcome.problem, outcome.detail) == ("missing", "react_agent")
+    assert call(learner, "pid").value == before
+
+
+def test_too_much_memory_fails_without_hanging_the_grader(learner):
+    outcome = call(learner, "hog", timeout=30)
+    assert outcome.problem != "hang"
+    assert (outcome.error or {}).get("type") == "MemoryError" or outcome.problem == "died"
+
+
+def test_close_kills_what_the_child_started(learner):
+    outcome = call(learner, "spawn")
+    sleeper = outcome.value
+    assert isinstance(sleeper, int) and running(sleeper)
+    learner.close()
+    assert learner.process is None
+    assert wait_until_gone(sleeper)
+
+
+def running(pid: int) -> bool:
+    """True while pid exists and is not a zombie (a killed orphan stays a zombie until reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_until_gone(pid: int) -> bool:
+    for _ in range(200):  # SIGKILL is delivered asynchronously: look again for a while
+        if not running(pid):
+            return True
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)  # do not leave it behind if the test fails
+    return False
+
+
+def test_a_lone_surrogate_in_a_value_does_not_kill_the_child(learner):
+    outcome = call(learner, "echo_surrogate")
+    assert outcome.problem is None
+    assert outcome.value == "half of a pair: \\ud800"  # escaped, so reports can print it
+
+
+# ---------------------------------------------------------------- the model behind llm_call
+
+def test_llm_call_is_answered_by_the_grader(learner):
+    prompts = []
+
+    def model(prompt):
+        prompts.append(prompt)
+        return prompt.upper()
+
+    outcome = call(learner, "ask", model=model)
+    assert outcome.value == "HI"
+    assert prompts == ["hi"]
+    assert outcome.unawaited == 0
+
+
+def test_several_model_calls_in_one_run(learner):
+    assert call(learner, "ask_twice", model=lambda p: p[::-1]).value == ["eno", "owt"]
+
+
+def test_llm_call_without_await_is_counted(learner):
+    outcome = call(learner, "forget_await", model=lambda p: p)
+    assert outcome.value == "no await"
+    assert outcome.unawaited == 1
+
+
+def test_a_returned_coroutine_is_marked_unawaited(learner):
+    outcome = call(learner, "return_coroutine", model=lambda p: p)
+    assert isinstance(outcome.value, Unawaited)
+
+
+def test_llm_call_where_no_model_is_expected(learner):
+    assert call(learner, "ask").problem == "unexpected_llm"
+
+
+def test_a_prompt_that_is_not_a_str(learner):
+    outcome = call(learner, "ask_with_a_list", model=lambda p: p)
+    assert (outcome.problem, outcome.detail) == ("bad_prompt", "list")
+
+
+def test_a_model_that_refuses_ends_the_run(learner):
+    from mock_llm import BudgetExceeded
+
+    def model(prompt):
+        raise BudgetExceeded("more than 0 model calls")
+
+    outcome = call(learner, "ask", model=model)
+    assert (outcome.problem, outcome.detail) == ("budget", "more than 0 model calls")
+
+
+# ---------------------------------------------------------------- tools that call back
+
+TOOLS = {"$tools": [{"name": "Echo", "description": "repeats its input"},
+                    {"name": "Clock", "description": "tells the time"}]}
+
+
+def test_tools_become_the_files_own_tool_objects(learner):
+    outcome = call(learner, "describe", TOOLS)
+    assert outcome.value == [("Tool", "Echo", "repeats its input"), ("Tool", "Clock", "tells the time")]
+
+
+def test_a_tool_func_calls_back_into_the_grader(learner):
+    ran = []
+
+    def tools(name, *args, **kwargs):
+        ran.append((name, args))
+        return f"{name} got {args[0]}"
+
+    outcome = call(learner, "use_tool", TOOLS, "北京", tools=tools)
+    assert outcome.value == "Echo got 北京"
+    assert ran == [("Echo", ("北京",))]
+
+
+def test_a_failing_tool_raises_in_the_learners_code(learner):
+    def tools(name, *args, **kwargs):
+        raise ValueError("boom")
+
+    outcome = call(learner, "use_tool_safely", TOOLS, "x", tools=tools)
+    assert outcome.problem is None
+    assert outcome.value == "ValueError: boom"  # a built-in exception keeps its type
+
+    outcome = call(learner, "use_tool", TOOLS, "x", tools=tools)
+    assert (outcome.error["type"], outcome.error["message"]) == ("ValueError", "boom")
+
+
+def test_a_tool_error_of_a_non_builtin_type_arrives_as_runtime_error(learner):
+    class ServiceDown(Exception):
+        pass
+
+    def tools(name, *args, **kwargs):
+        raise ServiceDown("HTTP 503")
+
+    assert call(learner, "use_tool_safely", TOOLS, "x", tools=tools).value == "RuntimeError: HTTP 503"
