@@ -56,6 +56,19 @@ def pid():
     return os.getpid()
 
 
+async def ask_forever():
+    while True:
+        await llm_call("again")
+
+
+async def ask_forever_swallowing_everything():
+    while True:
+        try:
+            await llm_call("again")
+        except BaseException:
+            pass
+
+
 def echo_surrogate():
     return "half of a pair: \\ud800"
 
@@ -402,6 +415,34 @@ def test_a_model_that_refuses_ends_the_run(learner):
 
     outcome = call(learner, "ask", model=model)
     assert (outcome.problem, outcome.detail) == ("budget", "more than 0 model calls")
+
+
+def budget_of(calls):
+    from mock_llm import BudgetExceeded
+    answered = []
+
+    def model(prompt):
+        if len(answered) == calls:
+            raise BudgetExceeded(f"more than {calls} model calls")
+        answered.append(prompt)
+        return "another step"
+    return model, answered
+
+
+def test_past_the_budget_the_loop_unwinds_and_the_child_lives_on(learner):
+    before = call(learner, "pid").value
+    model, answered = budget_of(5)
+    outcome = call(learner, "ask_forever", model=model)
+    assert outcome.problem == "budget" and len(answered) == 5
+    assert call(learner, "pid").value == before  # no restart: the refusal unwound the loop
+
+
+def test_a_loop_that_swallows_the_refusal_is_stopped_anyway(learner):
+    before = call(learner, "pid").value
+    model, answered = budget_of(3)
+    outcome = call(learner, "ask_forever_swallowing_everything", model=model, timeout=30)
+    assert outcome.problem == "budget" and len(answered) == 3
+    assert call(learner, "pid").value != before  # killed after the grace period, not at the timeout
 
 
 # ---------------------------------------------------------------- tools that call back

@@ -20,7 +20,8 @@ from typing import Callable
 SANDBOX = Path(__file__).with_name("sandbox.py")
 MESSAGE_LIMIT = 8 * 1024 * 1024  # bytes in one message from the child; more is treated as abuse
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
-HUNG_AGAIN_LIMIT = 1.0  # seconds for a function that already hung once: fail fast, still check
+HUNG_AGAIN_LIMIT = 0.5  # seconds for a function that already hung once: fail fast, still check
+REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Outcome:
     stdout: str = ""
     unawaited: int = 0  # llm_call coroutines made but never awaited
     seconds: float = 0.0
+    child_ok: bool = False  # the call ended cleanly: the child can serve the next one
 
 
 @dataclass
@@ -132,7 +134,7 @@ class Submission:
         if outcome.problem == "hang":
             outcome.detail = f"{timeout:g}"
             self.hung.add(func)
-        if outcome.problem and outcome.problem != "missing":
+        if not outcome.child_ok:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
 
@@ -162,49 +164,48 @@ class Submission:
 
     def _serve(self, request, deadline, model, tools) -> Outcome:
         self._send(request)
+        stop: Outcome | None = None  # why the model refused; from then on it refuses every call
         while True:
             message = self._receive(deadline)
             if isinstance(message, Outcome):
-                return message
+                return stop or message  # a loop that swallows the refusal is stopped anyway
             op = message.get("op")
-            if op == "llm":
-                stop = self._answer_model(message.get("prompt"), model)
-                if stop:  # refused: end at once, even if the learner's loop swallows the refusal
-                    return stop
-            elif op == "http":
-                stop = self._answer_http(message, model)
-                if stop:
-                    return stop
+            if op in ("llm", "http"):
+                stop = stop or self._answer(message, model)
+                if stop:  # the learner's llm_call raises, so their loop unwinds: no restart needed
+                    self._send({"refuse": stop.problem})
+                    deadline = min(deadline, time.monotonic() + REFUSAL_GRACE)
             elif op == "tool":
                 self._send(self._run_tool(tools, message))
             elif op == "done":
-                return self._finish(message)
+                outcome = self._finish(message)
+                if stop:
+                    stop.stdout, stop.child_ok = outcome.stdout, True
+                return stop or outcome
             elif op == "flood":
                 return Outcome(problem="flood", stdout=str(message.get("stdout", "")))
             else:
                 return Outcome(problem="protocol", detail=f"unexpected message {op!r}")
 
-    def _answer_model(self, prompt, model) -> Outcome | None:
-        """Text protocol: the learner's llm_call(prompt). Returns an Outcome when the run must stop."""
+    def _answer(self, message, model) -> Outcome | None:
+        """Answer a model call: the learner's llm_call(prompt) (text protocol) or an HTTP request
+        from their openai client (chat protocol). An Outcome instead when the model refuses."""
+        if model is None:
+            return Outcome(problem="unexpected_llm")
+        if message["op"] == "http":
+            request = (str(message.get("method")), str(message.get("path")), str(message.get("body", "")))
+            return self._ask(model, request, lambda answer: {"status": answer[0], "body": answer[1]})
+        prompt = message.get("prompt")
         if not isinstance(prompt, str):
             kind = prompt.get("$type", "?") if isinstance(prompt, dict) else type(prompt).__name__
             return Outcome(problem="bad_prompt", detail=kind)
-        if model is None:
-            return Outcome(problem="unexpected_llm")
-        return self._ask(model, prompt, lambda reply: {"reply": reply})
+        return self._ask(model, (prompt,), lambda reply: {"reply": reply})
 
-    def _answer_http(self, message, model) -> Outcome | None:
-        """Chat protocol: an HTTP request from the learner's openai client."""
-        if model is None:
-            return Outcome(problem="unexpected_llm")
-        request = (str(message.get("method")), str(message.get("path")), str(message.get("body", "")))
-        return self._ask(model, request, lambda answer: {"status": answer[0], "body": answer[1]})
-
-    def _ask(self, model, question, wrap) -> Outcome | None:
+    def _ask(self, model, question: tuple, wrap) -> Outcome | None:
         try:
-            answer = model(*question) if isinstance(question, tuple) else model(question)
+            answer = model(*question)
         except Exception as error:
-            if not hasattr(error, "problem"):  # BudgetExceeded, an unreachable endpoint: end the run
+            if not hasattr(error, "problem"):  # BudgetExceeded, an unreachable endpoint: a refusal
                 raise
             return Outcome(problem=error.problem, detail=str(error))
         self._send(wrap(answer))
@@ -224,7 +225,8 @@ class Submission:
 
     @staticmethod
     def _finish(message) -> Outcome:
-        common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited", 0)))
+        common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited", 0)),
+                      child_ok=True)
         if "missing" in message:
             return Outcome(problem="missing", detail=str(message["missing"]), **common)
         if "error" in message:

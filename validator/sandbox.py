@@ -4,7 +4,7 @@ It imports the file, then serves requests from the grader over a socket, one JSO
 
     grader -> child   {"op": "call", "func": "react_agent", "args": [...]}
     child  -> grader  {"op": "llm", "prompt": "..."}        the learner's code called llm_call
-    grader -> child   {"reply": "..."}   (or no answer: past the call budget the grader kills the child)
+    grader -> child   {"reply": "..."}   or {"refuse": why}: llm_call raises, the learner's loop unwinds
     child  -> grader  {"op": "http", "method": "POST", "path": "/v1/chat/completions", "body": "..."}
     grader -> child   {"status": 200, "body": {...}}            the learner's openai client called
     child  -> grader  {"op": "tool", "name": "Weather", "args": ["北京"], "kwargs": {}}
@@ -26,6 +26,11 @@ import socket
 import sys
 import traceback
 import warnings
+
+class ModelRefused(BaseException):
+    """The grader's model refused (call budget spent, endpoint down). A BaseException, so that the
+    learner's `except Exception` does not swallow it and their loop unwinds."""
+
 
 STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
 FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
@@ -83,7 +88,10 @@ class Channel:
 
     def ask(self, message):
         self.send(message)
-        return self.receive()
+        answer = self.receive()
+        if "refuse" in answer:
+            raise ModelRefused(answer["refuse"])
+        return answer
 
 
 def learner_frames(error, path):
@@ -223,6 +231,8 @@ class Child:
             if inspect.iscoroutine(result) and result.__qualname__ != "Child.llm_call.<locals>.call":
                 result = asyncio.run(result)
             reply = {"value": encode(result)}
+        except ModelRefused as refused:
+            reply = {"refused": str(refused)}
         except BaseException as error:  # SystemExit and KeyboardInterrupt are learner errors here
             reply = {"error": describe(error, self.path)}
         reply.update(op="done", stdout=output.text(), unawaited=self.created - self.awaited)
