@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .chat import MODEL, ChatSession, read_json
+from .chat import MODEL, ChatSession, error_body, read_json
 from .scenarios import DEFAULT_SEED, Scenario, load_world
 from .text_react import TextReactSession
 
@@ -34,9 +34,10 @@ class Router:
         return error or self._session(body).handle(method, path, body)
 
     def _session(self, body) -> ChatSession:
-        texts = [str(m.get("content")) for m in (body or {}).get("messages") or []
-                 if isinstance(m, dict) and m.get("role") == "user"] if isinstance(body, dict) else []
-        for name, session in self.sessions.items():
+        messages = body.get("messages") if isinstance(body, dict) else None
+        texts = [str(m.get("content")) for m in messages or []
+                 if isinstance(m, dict) and m.get("role") == "user"] if isinstance(messages, list) else []
+        for session in self.sessions.values():
             if any(session.scenario.question in text for text in texts):
                 return session
         return self.fallback
@@ -64,8 +65,13 @@ def serve(lesson: str, port: int = 8400, seed: int = DEFAULT_SEED, host: str = "
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self):
-            size = int(self.headers.get("Content-Length") or 0)
-            status, body = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
+            try:
+                size = int(self.headers.get("Content-Length") or 0)
+                status, body = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
+            except ValueError:
+                status, body = 400, error_body("Invalid Content-Length header.")
+            except Exception as error:  # a bug of the mock's: the client still gets the API's shape
+                status, body = 500, error_body(f"The mock server failed: {error!r}", kind="server_error")
             data = json.dumps(body, ensure_ascii=False).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

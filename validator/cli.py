@@ -3,6 +3,7 @@ every lesson with your score. Exit status: 0 all checks pass, 1 some fail, 2 bad
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -34,9 +35,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
                    help="text report (default), Gradescope results.json, or JUnit XML")
     p.add_argument("--output", type=Path, metavar="FILE", help="write --format output here (default: stdout)")
-    p.add_argument("--live", action="store_true",
+    live_by_default = os.environ.get("REACTLINGS_LIVE", "") not in ("", "0")
+    p.add_argument("--live", action="store_true", default=live_by_default,
                    help="run your agent against a real OpenAI-compatible endpoint (OPENAI_BASE_URL, "
-                        "OPENAI_API_KEY); shows the transcript, grades nothing")
+                        "OPENAI_API_KEY); shows the transcript, grades nothing. Also: REACTLINGS_LIVE=1")
     p.add_argument("--model", help="model name for --live (default: $REACTLINGS_MODEL or gpt-4o-mini)")
     return p
 
