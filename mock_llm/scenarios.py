@@ -19,6 +19,11 @@ LESSONS_DIR = Path(__file__).resolve().parent.parent / "lessons"
 DEFAULT_SEED = 0
 
 
+def read_yaml(path: Path):
+    """A YAML file's data, with libyaml's fast safe loader when PyYAML was built with it."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 class ScenarioError(ValueError):
     """A scenarios.yaml that cannot be used; the message names the file and the problem."""
 
@@ -133,7 +138,7 @@ def _quote(base: dict, rng: random.Random, seed: int) -> dict:
 def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) -> LessonWorld:
     path = path or LESSONS_DIR / lesson / "scenarios.yaml"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such file (lesson {lesson!r} has no scenarios)") from None
     except yaml.YAMLError as err:

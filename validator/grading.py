@@ -111,6 +111,7 @@ def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
         raise LessonError(f"no such file: {path}")
     started = time.monotonic()
     submission = Submission(path)
+    submission.spawn()  # it loads the learner's file while pytest starts up
     collector = Collector(lesson, submission, seed)
     try:
         code = pytest.main(

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from mock_llm.scenarios import read_yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS_DIR = ROOT / "lessons"
 SOLUTIONS_DIR = ROOT / "solutions"
@@ -60,7 +62,7 @@ def load_lesson(name: str) -> Lesson:
         known = ", ".join(lesson_names()) or "none"
         raise LessonError(f"unknown lesson {name!r} (lessons: {known})")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
         lesson = Lesson(
             name=name, folder=path.parent, title=data["title"],
             exercise=path.parent / data["exercise"], checks=path.parent / data.get("checks", "checks.py"),
@@ -93,7 +95,7 @@ def catalog() -> dict:
     """The validator's own messages (validator/messages.yaml): key -> {en: ..., zh: ...}."""
     global _catalog
     if _catalog is None:
-        _catalog = yaml.safe_load((Path(__file__).with_name("messages.yaml")).read_text(encoding="utf-8"))
+        _catalog = read_yaml(Path(__file__).with_name("messages.yaml"))
     return _catalog
 
 

@@ -110,6 +110,8 @@ class Submission:
     sock: socket.socket | None = None
     import_failure: Outcome | None = None  # set once: a file that can't import never will
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
+    ready: bool = False  # the child has loaded the file and waits for calls
+    spawned: float = 0.0  # when the child started: loading it is timed from then
     buffer: bytes = field(default=b"", repr=False)
 
     def call(self, func: str, *args, timeout: float,
@@ -121,7 +123,7 @@ class Submission:
         if self.import_failure:
             return self.import_failure
         started = time.monotonic()
-        if self.process is None:
+        if self.process is None or not self.ready:
             failure = self._start()
             if failure:
                 self.import_failure = failure
@@ -138,7 +140,8 @@ class Submission:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
 
-    def _start(self) -> Outcome | None:
+    def spawn(self) -> None:
+        """Start the child now, so it loads the file while the grader gets ready (pytest's startup)."""
         parent, child = socket.socketpair()
         self.process = subprocess.Popen(
             [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)],
@@ -146,8 +149,14 @@ class Submission:
             stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=_limit_child,
             env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
         child.close()
-        self.sock, self.buffer = parent, b""
-        first = self._receive(time.monotonic() + self.import_timeout)
+        self.sock, self.buffer, self.ready = parent, b"", False
+        self.spawned = time.monotonic()
+
+    def _start(self) -> Outcome | None:
+        """Wait for the child to have loaded the file; an Outcome if it never will."""
+        if self.process is None:
+            self.spawn()
+        first = self._receive(self.spawned + self.import_timeout)
         if isinstance(first, Outcome):  # hang or death while importing
             if first.problem == "hang":
                 first.detail = f"{self.import_timeout:g}"
@@ -160,6 +169,7 @@ class Submission:
         if first.get("op") == "import_failed":
             self.close()
             return Outcome(problem="import_failed", error=first.get("error"), stdout=first.get("stdout", ""))
+        self.ready = True
         return None
 
     def _serve(self, request, deadline, model, tools) -> Outcome:
