@@ -5,6 +5,7 @@ runs your loop on a task from scenarios.yaml against the mock model. Numbers com
 with another seed every expected value changes.
 """
 from mock_llm.text_react import find_observations
+from mock_llm.scenarios import first_number
 from mock_llm.tools import calculate
 from validator.checking import shown, ToolBox, check, expect, steps_arg, tools_arg
 from validator.runner import Record
@@ -106,7 +107,7 @@ def test_prompt_has_history_in_order(learner, world):
     story = world.scenarios["fahrenheit"]
     city = story.values["hot_city"]
     report = world.weather[city]
-    expression = f"{report.split(', ')[-1].rstrip('°C')} * 9 / 5 + 32"
+    expression = f"{first_number(report)} * 9 / 5 + 32"
     steps = [
         {"thought": "First the weather.", "action": "Weather", "action_input": city,
          "observation": report},
@@ -209,7 +210,7 @@ def test_weather_task(learner, world):
        zh="连续两个工具：先查天气，再换算华氏度")
 def test_two_step_task(learner, world):
     run = run_agent(learner, world, "fahrenheit")
-    celsius = world.weather[run.scenario.values["hot_city"]].split(", ")[-1].rstrip("°C")
+    celsius = first_number(world.weather[run.scenario.values["hot_city"]])
     expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
 
 
