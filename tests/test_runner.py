@@ -250,6 +250,7 @@ def test_an_endless_loop_is_a_hang_and_the_next_call_gets_a_fresh_child(learner)
     outcome = call(learner, "spin", timeout=0.5)
     assert outcome.problem == "hang"
     assert outcome.detail == "0.5"
+    assert "in spin" in outcome.error["traceback"]  # where it was stuck, in the learner's file
     after = call(learner, "pid")
     assert after.problem is None and after.value != before
 
@@ -262,13 +263,16 @@ def test_a_function_that_hung_gets_the_shorter_limit_next_time(learner, monkeypa
 
 
 def test_awaiting_forever_is_a_hang(learner):
-    assert call(learner, "sleep_forever", timeout=0.5).problem == "hang"
+    outcome = call(learner, "sleep_forever", timeout=0.5)
+    assert outcome.problem == "hang"
+    assert "in sleep_forever" in outcome.error["traceback"]  # the suspended coroutine's line
 
 
 def test_a_module_level_loop_is_an_import_hang(load):
     submission = load("while True:\n    pass\n\ndef f():\n    return 1\n", import_timeout=1)
     outcome = call(submission, "f")
     assert (outcome.problem, outcome.detail) == ("import_hang", "1")
+    assert "line 1, in <module>" in outcome.error["traceback"]
     assert call(submission, "f") is outcome  # a file that cannot load is not loaded again
 
 

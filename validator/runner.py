@@ -21,6 +21,7 @@ SANDBOX = Path(__file__).with_name("sandbox.py")
 MESSAGE_LIMIT = 8 * 1024 * 1024  # bytes in one message from the child; more is treated as abuse
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
 HUNG_AGAIN_LIMIT = 0.5  # seconds for a function that already hung once: fail fast, still check
+WHERE_STUCK_WAIT = 0.3  # seconds a hanging child gets to say where it is stuck
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 
 
@@ -134,7 +135,7 @@ class Submission:
         outcome = self._serve({"op": "call", "func": func, "args": list(args)}, deadline, model, tools)
         outcome.seconds = time.monotonic() - started
         if outcome.problem == "hang":
-            outcome.detail = f"{timeout:g}"
+            outcome.detail, outcome.error = f"{timeout:g}", {"traceback": self._where_stuck()}
             self.hung.add(func)
         if not outcome.child_ok:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
@@ -159,7 +160,7 @@ class Submission:
         first = self._receive(self.spawned + self.import_timeout)
         if isinstance(first, Outcome):  # hang or death while importing
             if first.problem == "hang":
-                first.detail = f"{self.import_timeout:g}"
+                first.detail, first.error = f"{self.import_timeout:g}", {"traceback": self._where_stuck()}
             first.problem = "import_" + first.problem if first.problem in ("hang", "died") else first.problem
             self.close()
             return first
@@ -271,6 +272,18 @@ class Submission:
             return _printable(json.loads(line))
         except ValueError:
             return Outcome(problem="protocol", detail="unreadable message")
+
+    def _where_stuck(self) -> str:
+        """The learner's lines where the hanging child is now, asked for before it is killed."""
+        try:
+            os.kill(self.process.pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            return ""
+        deadline = time.monotonic() + WHERE_STUCK_WAIT
+        while isinstance(message := self._receive(deadline), dict):
+            if message.get("op") == "stuck":
+                return str(message.get("where", ""))
+        return ""
 
     def _exit_status(self) -> str:
         try:

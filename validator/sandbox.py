@@ -11,6 +11,7 @@ It imports the file, then serves requests from the grader over a socket, one JSO
     grader -> child   {"output": "..."}  or   {"raise": "..."}
     child  -> grader  {"op": "done", "value": ..., "stdout": "..."}   or   {"op": "done", "error": {...}}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
+    child  -> grader  {"op": "stuck", "where": "..."}    on SIGUSR1: where a hanging call is stuck
 
 The model and the tools answer from the grader's process, so the transcript and the score are kept
 where the learner's code cannot reach them. Only JSON crosses: nothing the child sends is executed.
@@ -22,6 +23,7 @@ import importlib.util
 import inspect
 import json
 import os
+import signal
 import socket
 import sys
 import traceback
@@ -239,6 +241,19 @@ class Child:
         return reply
 
 
+def where_stuck(frame, path):
+    """The learner's frames where the code is now: the interrupted stack, or, when asyncio's loop
+    is waiting, the suspended coroutines of its tasks."""
+    frames = traceback.extract_stack(frame)
+    loop = asyncio._get_running_loop()
+    for task in asyncio.all_tasks(loop) if loop else ():
+        for suspended in task.get_stack():
+            frames.extend(traceback.extract_stack(suspended, limit=1))
+    mine = [f for f in frames if f.filename == path]
+    unique = [f for i, f in enumerate(mine) if (f.lineno, f.name) not in {(g.lineno, g.name) for g in mine[:i]}]
+    return "".join(traceback.format_list(unique))  # a running task's frame is on the stack too
+
+
 def main():
     fd, path = int(sys.argv[1]), os.path.abspath(sys.argv[2])
     sys.path[0] = os.path.dirname(path)  # imports resolve as when the learner runs the file
@@ -250,6 +265,9 @@ def main():
         channel.send({"op": "flood", "stdout": printed})
         os._exit(0)
 
+    # Before it stops a call that hangs, the grader asks where it is stuck (SIGUSR1).
+    signal.signal(signal.SIGUSR1, lambda signum, frame: channel.send(
+        {"op": "stuck", "where": where_stuck(frame, path)}))
     output = CappedText(on_flood=flood)
     sys.stdout = sys.stderr = output
     child = Child(channel, path)
