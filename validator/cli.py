@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         lesson = load_lesson(args.lesson)
         path = lesson.solution if args.solution else (args.file or lesson.exercise)
         if not Path(path).is_file():
-            raise LessonError(f"no such file: {path}")
+            raise LessonError("no_such_file", path=path)
         if args.live:
             return run_live(lesson, path, args.model, lang, console)
         result = grade(lesson, path, args.seed)
@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def usage_error(error: Exception, lang: str) -> int:
     """One line on stderr, no traceback; exit status 2."""
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}: {error}",
+    text = error.said(lang) if isinstance(error, LessonError) else str(error)
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}{text}",
                                                                 markup=False)
     return 2
 
@@ -90,7 +91,8 @@ def list_lessons(console: Console, lang: str, seed: int) -> int:
             score = f"{result.score}/{result.max_score}"
             style = "green" if result.score == result.max_score else None
         except (LessonError, ScenarioError) as error:
-            lesson, score, style = None, say("list_broken", lang, error=str(error)), "red"
+            text = error.said(lang) if isinstance(error, LessonError) else str(error)
+            lesson, score, style = None, say("list_broken", lang, error=text), "red"
         table.add_row(name, lesson.title[lang] if lesson else "?", score, style=style)
     console.print(table)
     return 0

@@ -108,7 +108,7 @@ def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
     """Run every check of `lesson` against the file at `path`."""
     path = Path(path).resolve()
     if not path.is_file():
-        raise LessonError(f"no such file: {path}")
+        raise LessonError("no_such_file", path=path)
     started = time.monotonic()
     submission = Submission(path)
     submission.spawn()  # it loads the learner's file while pytest starts up

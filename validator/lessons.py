@@ -19,7 +19,17 @@ LANGS = ("en", "zh")
 
 
 class LessonError(Exception):
-    """Bad input a user can fix: an unknown lesson, a missing file, a malformed lesson.yaml."""
+    """Bad input a user can fix: an unknown lesson, a missing file, a malformed lesson.yaml.
+
+    `key` names a message of messages.yaml, said in the user's language; errors only lesson
+    authors meet pass their English text as the key."""
+
+    def __init__(self, key: str, **params):
+        super().__init__(say(key, "en", **params))
+        self.key, self.params = key, params
+
+    def said(self, lang: str) -> str:
+        return say(self.key, lang, **self.params)
 
 
 @dataclass
@@ -60,7 +70,7 @@ def load_lesson(name: str) -> Lesson:
     path = LESSONS_DIR / name / "lesson.yaml"
     if not path.is_file():
         known = ", ".join(lesson_names()) or "none"
-        raise LessonError(f"unknown lesson {name!r} (lessons: {known})")
+        raise LessonError("unknown_lesson", name=name, known=known)
     try:
         data = read_yaml(path)
         lesson = Lesson(

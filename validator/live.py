@@ -78,9 +78,7 @@ def endpoint(model: str | None) -> tuple[str, str, str]:
     """(base_url, api_key, model) from the environment; LessonError naming what is missing."""
     key = os.environ.get("OPENAI_API_KEY")
     if not key:
-        raise LessonError("--live needs OPENAI_API_KEY (and OPENAI_BASE_URL for a provider other than "
-                          "OpenAI). To try it offline: `python -m mock_llm serve --port 8400`, then "
-                          "OPENAI_BASE_URL=http://127.0.0.1:8400/v1 OPENAI_API_KEY=any")
+        raise LessonError("live_needs_key")
     base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
     return base_url, key, model or os.environ.get("REACTLINGS_MODEL") or DEFAULT_MODEL
 
