@@ -88,6 +88,14 @@ def test_unknown_lesson_names_the_known_ones():
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_usage_errors_speak_the_report_language():
+    result = validate("day99", "--lang", "zh")
+    assert result.returncode == 2
+    assert "错误：没有名为 'day99' 的课程" in result.stderr
+    missing = validate("day06", "--file", "nowhere.py", "--lang", "zh")
+    assert missing.returncode == 2 and "文件不存在" in missing.stderr
+
+
 def test_list_shows_every_lesson_with_its_score():
     result = validate("list")
     assert result.returncode == 0
