@@ -107,9 +107,7 @@ def _check_tool_pairing(messages: list[dict]) -> None:
             waiting.remove(call_id)
             continue
         if waiting:
-            raise RequestError("An assistant message with 'tool_calls' must be followed by tool messages "
-                               "responding to each 'tool_call_id'. The following tool_call_ids did not "
-                               f"have response messages: {', '.join(waiting)}", param=f"messages.[{i}].role")
+            raise _unanswered(waiting, param=f"messages.[{i}].role")
         if role == "assistant":
             calls = message.get("tool_calls") or []
             if not isinstance(calls, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
@@ -118,9 +116,13 @@ def _check_tool_pairing(messages: list[dict]) -> None:
                                    param=f"messages.[{i}].tool_calls")
             waiting = [c["id"] for c in calls]
     if waiting:
-        raise RequestError("An assistant message with 'tool_calls' must be followed by tool messages "
-                           "responding to each 'tool_call_id'. The following tool_call_ids did not have "
-                           f"response messages: {', '.join(waiting)}", param="messages")
+        raise _unanswered(waiting, param="messages")
+
+
+def _unanswered(call_ids: list[str], param: str) -> RequestError:
+    return RequestError("An assistant message with 'tool_calls' must be followed by tool messages "
+                        "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                        f"response messages: {', '.join(call_ids)}", param=param)
 
 
 def _answers_previous_calls(messages: list[dict], index: int) -> bool:

@@ -95,9 +95,12 @@ class ToolBox:
     calls: list[ToolCall] = field(default_factory=list)
     rounds: Callable[[], int] = lambda: 0
 
+    def __post_init__(self):
+        self.tools = grading_tools(self.world)  # once per run, not once per call
+
     def __call__(self, name: str, *args, **kwargs):
         given = args[0] if len(args) == 1 and not kwargs else (kwargs if not args else [*args, kwargs])
-        tool = grading_tools(self.world).get(name)
+        tool = self.tools.get(name)
         try:
             if tool is None:
                 raise LookupError(f"no tool named {name!r} in the grader")

@@ -15,7 +15,7 @@ from mock_llm import DEFAULT_SEED, ScenarioError
 
 from .grading import grade
 from .live import run_live
-from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, say
+from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .report import print_report, write_results
 
 
@@ -74,9 +74,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def usage_error(error: Exception, lang: str) -> int:
     """One line on stderr, no traceback; exit status 2."""
-    text = error.said(lang) if isinstance(error, LessonError) else str(error)
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"{say('error_prefix', lang)}{text}",
-                                                                markup=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console.print(f"{say('error_prefix', lang)}{said(error, lang)}", markup=False)
     return 2
 
 
@@ -91,8 +90,7 @@ def list_lessons(console: Console, lang: str, seed: int) -> int:
             score = f"{result.score}/{result.max_score}"
             style = "green" if result.score == result.max_score else None
         except (LessonError, ScenarioError) as error:
-            text = error.said(lang) if isinstance(error, LessonError) else str(error)
-            lesson, score, style = None, say("list_broken", lang, error=text), "red"
+            lesson, score, style = None, say("list_broken", lang, error=said(error, lang)), "red"
         table.add_row(name, lesson.title[lang] if lesson else "?", score, style=style)
     console.print(table)
     return 0

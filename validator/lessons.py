@@ -32,6 +32,11 @@ class LessonError(Exception):
         return say(self.key, lang, **self.params)
 
 
+def said(error: Exception, lang: str) -> str:
+    """An error's message in `lang`: a LessonError's translated, any other's as it is."""
+    return error.said(lang) if isinstance(error, LessonError) else str(error)
+
+
 @dataclass
 class Todo:
     id: str

@@ -158,11 +158,16 @@ class Child:
         mock_llm.reply = self.reply_via_grader
         mock_llm.http.openai_client = lambda *args, **kwargs: self.forwarding_client()
 
+    def ask_model(self, prompt):
+        """The grader's model's reply to a prompt (a non-str prompt is described, for the message)."""
+        sent = prompt if isinstance(prompt, str) else {"$type": type(prompt).__name__,
+                                                       "$repr": repr(prompt)[:300]}
+        return self.channel.ask({"op": "llm", "prompt": sent})["reply"]
+
     def reply_via_grader(self, lesson, prompt):
         self.created += 1
         self.awaited += 1
-        return self.channel.ask({"op": "llm", "prompt": prompt if isinstance(prompt, str) else
-                                 {"$type": type(prompt).__name__, "$repr": repr(prompt)[:300]}})["reply"]
+        return self.ask_model(prompt)
 
     def llm_call(self, prompt, *args, **kwargs):
         # A plain function returning a coroutine, so a missing `await` can be counted and named.
@@ -170,9 +175,7 @@ class Child:
 
         async def call():
             self.awaited += 1
-            answer = self.channel.ask({"op": "llm", "prompt": prompt if isinstance(prompt, str)
-                                       else {"$type": type(prompt).__name__, "$repr": repr(prompt)[:300]}})
-            return answer["reply"]
+            return self.ask_model(prompt)
 
         return call()
 
