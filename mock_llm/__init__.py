@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .protocols import BudgetExceeded, Refusal, Session, protocol
 from .scenarios import DEFAULT_SEED, LessonWorld, Scenario, ScenarioError, load_world
-from .text_react import BudgetExceeded, TextReactSession
+from .text_react import TextReactSession
 
-__all__ = ["BudgetExceeded", "DEFAULT_SEED", "LessonWorld", "Scenario", "ScenarioError",
-           "TextReactSession", "load_world", "reply"]
+__all__ = ["BudgetExceeded", "DEFAULT_SEED", "LessonWorld", "Refusal", "Scenario", "ScenarioError",
+           "Session", "TextReactSession", "load_world", "protocol", "reply"]
 
 _world = lru_cache(maxsize=None)(load_world)
-_sessions: dict[tuple[str, str], TextReactSession] = {}
+_sessions: dict[tuple[str, str], Session] = {}
 
 
-def reply(lesson: str, prompt: str) -> str:
-    """The mock's answer to a text-protocol prompt, outside the grader (no call budget)."""
+def reply(lesson: str, payload):
+    """The mock's answer to a model call of a lesson's protocol, outside the grader (no budget)."""
     world = _world(lesson)
     for name, scenario in world.scenarios.items():
-        if scenario.question in prompt:
-            session = _sessions.setdefault((lesson, name), TextReactSession(scenario, budget=10**9))
-            return session.reply(prompt)
+        if scenario.question in str(payload):
+            session = _sessions.setdefault((lesson, name), world.protocol(scenario, world.seed, 10**9))
+            return session.answer(payload)
     questions = "; ".join(s.question for s in world.scenarios.values())
-    return ("Thought: This is not one of the questions I was scripted for.\n"
-            f"Final Answer: (mock LLM) I can only answer this lesson's questions: {questions}")
+    unknown = Scenario("unknown", "", [], f"(mock LLM) I can only answer this lesson's questions: {questions}",
+                       [], repeat=False)
+    return world.protocol(unknown, world.seed, 1).answer(payload)

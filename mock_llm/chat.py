@@ -15,8 +15,10 @@ import math
 import random
 from dataclasses import dataclass, field
 
+from typing import Callable
+
+from .protocols import Session, message_text
 from .scenarios import Scenario
-from .text_react import BudgetExceeded, TextReactSession
 
 MODEL = "mock-react-1"
 CREATED = 1_767_225_600  # 2026-01-01T00:00:00Z: responses carry fixed timestamps, plus the seed
@@ -52,15 +54,27 @@ def count_tokens(text: str) -> int:
     return max(1, math.ceil(len(text.encode("utf-8")) / 4))
 
 
-def _text(content) -> str:
-    """A message's content as text: a string, or the text parts of a list of content parts."""
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
+def _kind(value) -> str:
+    """A JSON value's type as the API's messages name it: "an object", "a string", "null"..."""
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "an array", str: "a string", int: "an integer", float: "a number",
+            type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def check_request(body) -> tuple[list[dict], list[str]]:
-    """The messages and the tool names of a valid request; RequestError (a 400) otherwise."""
+def _missing(where: str) -> RequestError:
+    return RequestError(f"Missing required parameter: '{where}'.", param=where,
+                        code="missing_required_parameter")
+
+
+def _wrong_type(where: str, expected: str, value) -> RequestError:
+    return RequestError(f"Invalid type for '{where}': expected {expected}, but got {_kind(value)} "
+                        "instead.", param=where, code="invalid_type")
+
+
+def check_request(body) -> tuple[list[dict], dict[str, dict]]:
+    """The messages and the tools (name -> function object) of a valid request; RequestError (a
+    400) otherwise."""
     if not isinstance(body, dict):
         raise RequestError("The request body must be a JSON object.")
     if not isinstance(body.get("model"), str) or not body["model"]:
@@ -78,13 +92,91 @@ def check_request(body) -> tuple[list[dict], list[str]]:
                                code="invalid_value")
         content = message.get("content")
         if not (isinstance(content, (str, list)) or (content is None and message["role"] == "assistant")):
-            kind = {dict: "an object", int: "an integer", float: "a number", bool: "a boolean",
-                    type(None): "null"}.get(type(content), type(content).__name__)
-            raise RequestError(f"Invalid type for 'messages[{i}].content': expected one of a string or "
-                               f"array of objects, but got {kind} instead.",
-                               param=f"messages[{i}].content", code="invalid_type")
+            raise _wrong_type(f"messages[{i}].content", "one of a string or array of objects", content)
+        if message["role"] == "assistant" and message.get("tool_calls") is not None:
+            _check_tool_calls(message["tool_calls"], f"messages[{i}].tool_calls")
+    tools = _tools(body.get("tools"))
+    _check_tool_choice(body.get("tool_choice"), tools, "tool_choice" in body)
     _check_tool_pairing(messages)
-    return messages, _tool_names(body.get("tools"))
+    return messages, tools
+
+
+def _check_tool_calls(calls, where: str) -> None:
+    """The tool_calls of an assistant message sent back, checked field by field like the API does:
+    each needs an id, "type": "function" and a function object with a name and arguments, both text."""
+    if not isinstance(calls, list):
+        raise _wrong_type(where, "an array", calls)
+    if not calls:
+        raise RequestError(f"Invalid '{where}': empty array. Expected an array with minimum length 1, "
+                           "but got an empty array instead.", param=where, code="empty_array")
+    for j, call in enumerate(calls):
+        here = f"{where}[{j}]"
+        if not isinstance(call, dict):
+            raise _wrong_type(here, "an object", call)
+        for name in ("id", "type", "function"):
+            if name not in call:
+                raise _missing(f"{here}.{name}")
+        if not isinstance(call["id"], str):
+            raise _wrong_type(f"{here}.id", "a string", call["id"])
+        if call["type"] != "function":
+            if not isinstance(call["type"], str):
+                raise _wrong_type(f"{here}.type", "a string", call["type"])
+            raise RequestError(f"Invalid value: '{call['type']}'. Supported values are: 'function'.",
+                               param=f"{here}.type", code="invalid_value")
+        function = call["function"]
+        if not isinstance(function, dict):
+            raise _wrong_type(f"{here}.function", "an object", function)
+        for name in ("name", "arguments"):
+            if name not in function:
+                raise _missing(f"{here}.function.{name}")
+            if not isinstance(function[name], str):
+                raise _wrong_type(f"{here}.function.{name}", "a string", function[name])
+
+
+TOOL_CHOICES = ("none", "auto", "required")
+
+
+def _check_tool_choice(choice, tools: dict[str, dict], given: bool) -> None:
+    """tool_choice: "none", "auto", "required" or {"type": "function", "function": {"name": ...}},
+    and only together with tools."""
+    if not given or choice is None:
+        return
+    if not tools:
+        raise RequestError("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' "
+                           "are specified.", param="tool_choice")
+    if isinstance(choice, str):
+        if choice not in TOOL_CHOICES:
+            raise RequestError(f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and "
+                               "'required'.", param="tool_choice", code="invalid_value")
+        return
+    if not isinstance(choice, dict):
+        raise _wrong_type("tool_choice", "one of an object or 'none', 'auto', or 'required'", choice)
+    if "type" not in choice:
+        raise _missing("tool_choice.type")
+    if choice["type"] != "function":
+        raise RequestError(f"Invalid value: {json.dumps(choice['type'])}. Supported values are: "
+                           "'function'.", param="tool_choice.type", code="invalid_value")
+    function = choice.get("function")
+    if function is None:
+        raise _missing("tool_choice.function")
+    if not isinstance(function, dict):
+        raise _wrong_type("tool_choice.function", "an object", function)
+    if "name" not in function:
+        raise _missing("tool_choice.function.name")
+    if not isinstance(function["name"], str):
+        raise _wrong_type("tool_choice.function.name", "a string", function["name"])
+    if function["name"] not in tools:
+        raise RequestError(f"Invalid value for 'tool_choice': function '{function['name']}' not found "
+                           "in 'tools'.", param="tool_choice", code="invalid_value")
+
+
+def tool_choice_mode(body: dict) -> tuple[str, str | None]:
+    """What a (valid) tool_choice asks of the model: ("auto" | "none" | "required", a function name
+    the call must use or None)."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        return "required", choice["function"]["name"]
+    return (choice if choice in TOOL_CHOICES else "auto"), None
 
 
 def _check_tool_pairing(messages: list[dict]) -> None:
@@ -108,13 +200,8 @@ def _check_tool_pairing(messages: list[dict]) -> None:
             continue
         if waiting:
             raise _unanswered(waiting, param=f"messages.[{i}].role")
-        if role == "assistant":
-            calls = message.get("tool_calls") or []
-            if not isinstance(calls, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
-                                                      for c in calls):
-                raise RequestError("Invalid 'tool_calls': each needs an 'id', a 'type' and a 'function'.",
-                                   param=f"messages.[{i}].tool_calls")
-            waiting = [c["id"] for c in calls]
+        if role == "assistant":  # its tool_calls were checked field by field already
+            waiting = [c["id"] for c in message.get("tool_calls") or []]
     if waiting:
         raise _unanswered(waiting, param="messages")
 
@@ -133,12 +220,13 @@ def _answers_previous_calls(messages: list[dict], index: int) -> bool:
     return False
 
 
-def _tool_names(tools) -> list[str]:
+def _tools(tools) -> dict[str, dict]:
+    """name -> function object of each tool offered."""
     if tools is None:
-        return []
+        return {}
     if not isinstance(tools, list):
         raise RequestError("'tools' must be an array of tool objects.", param="tools")
-    names = []
+    found = {}
     for i, tool in enumerate(tools):
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(function, dict):
@@ -152,8 +240,18 @@ def _tool_names(tools) -> list[str]:
             raise RequestError(f"Invalid schema for function '{function['name']}': the parameters must "
                                "be a JSON Schema of type 'object'.", param=f"tools[{i}].function.parameters",
                                code="invalid_function_parameters")
-        names.append(function["name"])
-    return names
+        found[function["name"]] = function
+    return found
+
+
+def _empty_args(parameters: dict) -> dict:
+    """Arguments for a call the model must make without a reason to: an empty value of its type for
+    each required property of the tool's JSON Schema."""
+    empty = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+    properties = parameters.get("properties") if isinstance(parameters.get("properties"), dict) else {}
+    required = parameters.get("required") if isinstance(parameters.get("required"), list) else []
+    return {name: empty.get((properties.get(name) or {}).get("type"), "")
+            for name in required if isinstance(name, str)}
 
 
 @dataclass
@@ -163,15 +261,27 @@ class HttpExchange:
     status: int
     response: dict
 
+    def texts(self, shown: int) -> tuple[str, str, int]:
+        """For the trace: the request's messages from `shown` on, one JSON line each, the response,
+        and how many messages the request had (the next round shows only what the loop added)."""
+        messages = self.request.get("messages")
+        messages = messages if isinstance(messages, list) else []
+        sent = "\n".join(json.dumps(m, ensure_ascii=False) for m in messages[shown:])
+        response = self.response
+        if self.status == 200:
+            choice = response["choices"][0]
+            response = dict(choice["message"], finish_reason=choice.get("finish_reason"))
+        return sent, f"HTTP {self.status} {json.dumps(response, ensure_ascii=False)}", len(messages)
+
 
 @dataclass
-class ChatSession:
+class ChatSession(Session):
     """One agent run against one scenario: answers Chat Completions requests, records each one."""
-    scenario: Scenario
-    seed: int
-    budget: int = 25
-    transcript: list[HttpExchange] = field(default_factory=list)
-    text: TextReactSession | None = None  # set: a text-protocol lesson, the ReAct lines go in content
+    writer: Callable[[list[dict]], str] | None = None  # set: another protocol's replies, as content
+
+    @classmethod
+    def over_http(cls, scenario: Scenario, seed: int, budget: int) -> "ChatSession":
+        return cls(scenario, seed, budget)
 
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
         """The mock API: (status, JSON body) for one HTTP request."""
@@ -184,8 +294,7 @@ class ChatSession:
                                    "/v1/chat/completions and /v1/models.", code="unknown_url")
         if method != "POST":
             return 405, error_body(f"Use POST for /v1/chat/completions, not {method}.")
-        if len(self.transcript) >= self.budget:
-            raise BudgetExceeded(f"more than {self.budget} model calls")
+        self.spend()
         try:
             status, response = 200, self.complete(body)
         except RequestError as error:
@@ -194,45 +303,91 @@ class ChatSession:
                                             status, response))
         return status, response
 
-    def handle_raw(self, method: str, path: str, raw: str | bytes) -> tuple[int, dict]:
+    def http(self, method: str, path: str, raw: str | bytes) -> tuple[int, dict]:
         """handle() for a request whose body is still JSON text."""
         body, error = read_json(method, raw)
         return error or self.handle(method, path, body)
 
     def complete(self, body) -> dict:
-        messages, tool_names = check_request(body)
-        if self.text:  # what a real model does with a text-protocol prompt: it writes text
-            prompt = "\n\n".join(_text(m.get("content")) for m in messages if m["role"] in ("system", "user"))
-            return self._response(body, messages, self.text.reply(prompt))
-        if not any(self.scenario.question in _text(m.get("content")) for m in messages if m["role"] == "user"):
-            return self._response(body, messages, "I do not see a question in the user messages.")
-        results = {m["tool_call_id"]: _text(m.get("content")) for m in messages if m["role"] == "tool"}
+        messages, tools = check_request(body)
+        if self.writer:  # what a real model does with a text-protocol prompt: it writes text
+            return self._response(body, messages, self.writer(messages))
+        mode, forced = tool_choice_mode(body)
+        results = {m["tool_call_id"]: message_text(m.get("content")) for m in messages if m["role"] == "tool"}
         issued = {c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []}
+
+        def answered(ids: list[str]) -> bool:
+            return all(i in results and i in issued for i in ids)
+
         observations: list[str] = []
         index = 0
         while (turn := self.scenario.turn(index)) is not None:
             ids = [self.call_id(index, j) for j in range(len(turn))]
-            if not all(i in results and i in issued for i in ids):
-                missing = sorted({c.tool for c in turn} - set(tool_names))
-                if missing:  # like a real model: it cannot call a tool it was not given
-                    return self._response(body, messages, f"I would need the {missing[0]} tool to answer "
-                                          "this, but no tool by that name was provided.")
-                return self._response(body, messages, self.scenario.render(turn[0].thought, observations),
-                                      self._tool_calls(index, turn, ids, observations))
+            if not answered(ids):
+                break
             observations += [results[i] for i in ids]
             index += 1
-        return self._response(body, messages, self.scenario.render(self.scenario.answer, observations))
+        if not any(self.scenario.question in message_text(m.get("content"))
+                   for m in messages if m["role"] == "user"):
+            content, turn = "I do not see a question in the user messages.", None
+        elif turn is None:
+            content = self.scenario.render(self.scenario.answer, observations)
+        elif missing := sorted({c.tool for c in turn} - set(tools)):
+            # like a real model: it cannot call a tool it was not given
+            content, turn = (f"I would need the {missing[0]} tool to answer this, but no tool by that "
+                             "name was provided."), None
+        else:
+            content = self.scenario.render(turn[0].thought, observations)
 
-    def call_id(self, turn: int, position: int) -> str:
+        if mode == "none" and turn is not None:  # tools forbidden: it says what it would have done
+            needed = ", ".join(sorted({c.tool for c in turn}))
+            return self._response(body, messages, f"I would need to call {needed} to answer this, but "
+                                  "tool_choice is \"none\", so I may not call any tool.")
+        calls = [(c.tool, self.scenario.render_args(c, observations)) for c in turn or []]
+        if mode == "required" and (not calls or any(name != (forced or name) for name, _ in calls)):
+            # a tool call is compulsory: the scripted turn does not fit (or there is none left), so it
+            # repeats the last scripted turn, or calls the tool it must; with ids of their own, so the
+            # scripted turns still wait for their own answers
+            calls, content = self._forced_calls(tools, forced, observations)
+            extra = 0
+            while answered([self.call_id(f"forced{extra}", j) for j in range(len(calls))]):
+                extra += 1
+            index = f"forced{extra}"
+        if not calls:
+            return self._response(body, messages, content)
+        return self._response(body, messages, content, self._tool_calls(index, calls))
+
+    def _forced_calls(self, tools: dict[str, dict], forced: str | None, observations: list[str]):
+        """The calls (name, arguments) and the remark beside them of a reply that must call a tool:
+        the scenario's last scripted turn again when it uses offered tools only (and only the one
+        tool_choice names), else one call of the named tool, or of the first tool offered, with
+        empty arguments of the right types."""
+        last = self.scenario.turns[-1] if self.scenario.turns else None
+        if last and all(c.tool in tools and c.tool == (forced or c.tool) for c in last):
+            return ([(c.tool, self.scenario.render_args(c, observations)) for c in last],
+                    self.scenario.render(last[0].thought, observations))
+        name = forced or next(iter(tools))
+        return ([(name, _empty_args(tools[name].get("parameters") or {}))],
+                f"I have to call a tool, so I call {name}.")
+
+    def call_id(self, turn: int | str, position: int) -> str:
         digest = hashlib.sha256(f"{self.seed}:{self.scenario.name}:{turn}:{position}".encode()).hexdigest()
         return f"call_{digest[:24]}"
 
-    def _tool_calls(self, index: int, turn, ids: list[str], observations: list[str]) -> list[dict]:
+    def _tool_calls(self, index: int | str, turn: list[tuple[str, dict]]) -> list[dict]:
+        """The tool_calls of a reply: each (name, arguments) of the turn with the id of its position."""
+        ids = [self.call_id(index, j) for j in range(len(turn))]
         calls = [{"id": call_id, "type": "function", "function": {
-                     "name": call.tool, "arguments": json.dumps(
-                         self.scenario.render_args(call, observations), ensure_ascii=False)}}
-                 for call, call_id in zip(turn, ids)]
-        random.Random(f"{self.seed}:{self.scenario.name}:{index}").shuffle(calls)  # order is not a promise
+                     "name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
+                 for (name, arguments), call_id in zip(turn, ids)]
+        # Order is not a promise. Two calls come in either order, by seed; three or more never come
+        # in the order of the script, nor reversed, so pairing results by position fails every time.
+        rng = random.Random(f"{self.seed}:{self.scenario.name}:{index}")
+        rng.shuffle(calls)
+        given = [c["id"] for c in calls]
+        while len(ids) >= 3 and given in (ids, ids[::-1]):
+            rng.shuffle(calls)
+            given = [c["id"] for c in calls]
         return calls
 
     def _response(self, body: dict, messages: list[dict], content: str,

@@ -10,7 +10,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .chat import MODEL, ChatSession, error_body, read_json
 from .scenarios import DEFAULT_SEED, Scenario, load_world
-from .text_react import TextReactSession
 
 MOCK_BASE_URL = "http://mock-llm.invalid/v1"  # never resolved: the transport answers in-process
 
@@ -24,10 +23,9 @@ class Router:
         questions = "; ".join(s.question for s in self.world.scenarios.values())
         unknown = Scenario("unknown", "", [], "(mock LLM) I can only answer this lesson's questions: "
                            f"{questions}", [], repeat=False)
-        self.sessions = {name: ChatSession(s, seed, budget=10**9, text=TextReactSession(s, budget=10**9)
-                                           if self.world.protocol == "text" else None)
+        self.sessions = {name: self.world.protocol.over_http(s, seed, 10**9)
                          for name, s in self.world.scenarios.items()}
-        self.fallback = ChatSession(unknown, seed, budget=10**9)
+        self.fallback = self.world.protocol.over_http(unknown, seed, 10**9)
 
     def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict]:
         body, error = read_json(method, raw)

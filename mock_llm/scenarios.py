@@ -7,11 +7,13 @@ so an answer typed into the code instead of computed fails.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -111,13 +113,24 @@ def draw(spec: dict, rng: random.Random, seed: int):
 
 @dataclass
 class LessonWorld:
-    """Everything one lesson's scenarios need for one seed: scenarios, tools and their data."""
+    """Everything one lesson's scenarios need for one seed: the scenarios, the tools the grader
+    runs for the agent, and their data. `world.weather` is the lesson's data table `weather`."""
     scenarios: dict[str, Scenario]
     tool_descriptions: dict[str, str]
-    weather: dict[str, str]  # city -> report, for the Weather tool
-    quotes: dict[str, dict]  # ticker -> quote, for get_quote
+    data: dict  # the lesson's tables (scenarios.yaml `data:`), drawn for this seed by its tools.py
+    tools: dict[str, Callable]  # name -> the function the grader runs for a tool call
     seed: int
-    protocol: str  # "text": ReAct lines in the reply text; "chat": Chat Completions tool_calls
+    protocol: type  # the Session class of the lesson's protocol (mock_llm/protocols.py)
+
+    def __getattr__(self, name):
+        data = self.__dict__.get("data") or {}
+        if name in data:
+            return data[name]
+        raise AttributeError(name)
+
+    def session(self, scenario: str, budget: int = 25):
+        """A fresh mock session of the lesson's protocol on one of its scenarios."""
+        return self.protocol(self.scenarios[scenario], self.seed, budget)
 
 
 def _turn(spec) -> list[Call]:
@@ -127,35 +140,51 @@ def _turn(spec) -> list[Call]:
             for c in specs]
 
 
-def _quote(base: dict, rng: random.Random, seed: int) -> dict:
-    if seed == DEFAULT_SEED:
-        return dict(base)
-    return dict(base, price=round(base["price"] * rng.uniform(0.5, 1.5), 1),
-                pe=round(base["pe"] * rng.uniform(0.6, 1.4), 1),
-                change_1y_pct=round(rng.uniform(-40, 120), 1))
+_tool_modules: dict[Path, object] = {}
 
 
-def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) -> LessonWorld:
-    path = path or LESSONS_DIR / lesson / "scenarios.yaml"
+def lesson_tools(folder: Path):
+    """The lesson's tools.py (imported once), or None. It may define `tables(data, rng, seed)`
+    (the data tables for one seed) and must define `tools(world)` (name -> function) when the
+    lesson's scenarios give the agent tools."""
+    path = (folder / "tools.py").resolve()
+    if path not in _tool_modules:
+        if not path.is_file():
+            _tool_modules[path] = None
+        else:
+            spec = importlib.util.spec_from_file_location(f"reactlings_lesson_tools_{folder.name}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            _tool_modules[path] = module
+    return _tool_modules[path]
+
+
+def load_world(lesson: str | Path, seed: int = DEFAULT_SEED, path: Path | None = None) -> LessonWorld:
+    """The world of a lesson (its name, or its folder) for one seed."""
+    folder = Path(lesson) if isinstance(lesson, Path) else LESSONS_DIR / lesson
+    path = path or folder / "scenarios.yaml"
     try:
         data = read_yaml(path)
     except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file (lesson {lesson!r} has no scenarios)") from None
+        raise ScenarioError(f"{path}: no such file (lesson {folder.name!r} has no scenarios)") from None
     except yaml.YAMLError as err:
         raise ScenarioError(f"{path}: not valid YAML: {err}") from None
     if not isinstance(data, dict) or "scenarios" not in data:
         raise ScenarioError(f"{path}: expected a mapping with a 'scenarios' key")
+    from .protocols import protocol  # the registry imports the sessions, which import this module
+    try:
+        session_class = protocol(str(data.get("protocol", "")))
+    except ScenarioError as err:
+        raise ScenarioError(f"{path}: {err}") from None
 
     # A string seed keeps draws stable across Python versions and runs (no hash randomisation).
-    rng = random.Random(f"{lesson}:{seed}")
+    rng = random.Random(f"{folder.name}:{seed}")
+    module = lesson_tools(folder)
     try:
         values = {name: draw(spec, rng, seed) for name, spec in data.get("vars", {}).items()}
-        weather = {
-            city: f"{sky}, {temp if seed == DEFAULT_SEED else rng.randint(-10, 38)}°C"
-            for city, (sky, temp) in data.get("weather", {}).items()
-        }
-        quotes = {ticker: {"ticker": ticker, **_quote(base, rng, seed)}
-                  for ticker, base in data.get("quotes", {}).items()}
+        tables = dict(data.get("data") or {})
+        if module is not None and hasattr(module, "tables"):
+            tables = module.tables(tables, rng, seed)
         scenarios = {}
         for name, spec in data["scenarios"].items():
             scenario = Scenario(
@@ -166,5 +195,11 @@ def load_world(lesson: str, seed: int = DEFAULT_SEED, path: Path | None = None) 
             scenarios[name] = scenario
     except (KeyError, TypeError, ValueError) as err:
         raise ScenarioError(f"{path}: malformed scenario data ({type(err).__name__}: {err})") from None
-    return LessonWorld(scenarios, dict(data.get("tools", {})), weather, quotes, seed,
-                       data.get("protocol", "text"))
+    world = LessonWorld(scenarios, dict(data.get("tools", {})), tables, {}, seed, session_class)
+    if module is not None and hasattr(module, "tools"):
+        world.tools = module.tools(world)
+    missing = sorted({t for s in scenarios.values() for t in s.tools} - set(world.tools))
+    if missing and data.get("tools"):
+        raise ScenarioError(f"{path}: the scenarios give the agent tools that {folder / 'tools.py'} "
+                            f"does not define: {', '.join(missing)}")
+    return world

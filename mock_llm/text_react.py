@@ -9,28 +9,55 @@ right when the agent really ran the tool and put its result back into the prompt
 Telling history from instructions: a prompt may hold placeholder lines (`Action: [tool name]`) or a
 few-shot example with its own Action and Observation. Whatever was already in the session's first
 prompt is instructions, not history: only the occurrences beyond those count.
+
+Layouts: a label may carry Markdown (`**Observation:** 13`, `- Action: …`), a step number
+(`Action 1: …`), a full-width colon (`Action：…`). An observation runs on to the next lines until a
+blank line, another label, or a line that frames the steps rather than belongs to one: a separator
+(`---`, `===`, `***`, `___`, `- - -`), a code fence, a lone tag (`</step>`), a heading (`## Step 2`,
+`Step 2:`, `第 2 步：`).
+
+Like a real model without a stop sequence, the mock writes on after its request: when it asks for
+the Calculator it adds the Observation it imagines (the numbers combined left to right, so
+3 + 5 * 2 gives 16). Whatever follows the request's `Action Input:` line is made up; the agent must
+ignore it and write the real result itself. `read_request` reads a reply the way the grader does.
 """
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .scenarios import Scenario
+from .protocols import BadPayload, Session, message_text
 
-# A line such as "Action: Calculator", also "- Action：Calculator" or "**Action:** Calculator".
-_KEY = r"^[\s>*#\-\d.)]*{}\s*\**\s*[:：]\s*\**\s*(.*)$"
+# A line such as "Action: Calculator", also "- Action：Calculator", "**Action:** Calculator" or
+# "Action 2: Calculator".
+_KEY = r"^[\s>*#\-\d.)]*{}(?:\s*\d+)?\s*\**\s*[:：]\s*\**\s*(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)
 ANY_KEY = re.compile(_KEY.format(r"(?:Thought|Action|Action[ _]?Input|Observation|Final[ _]?Answer"
                                  r"|Question|问题|思考|行动|行动输入|观察|最终答案)"), re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^(\.\.\.|…)$")  # bracketed placeholders are in the first prompt: subtracted
+FINAL_ANSWER = re.compile(_KEY.format(r"Final[ _]?Answer"), re.IGNORECASE)
+
+# Lines that frame the steps rather than belong to one. Each ends an observation that would
+# otherwise run on into it.
+RULE = re.compile(r"^\s*([-=*_~#+.·•—–─━═])(?:\s*\1){2,}\s*$")  # ---, ===, ***, ___, - - -, ─────
+FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")  # ``` or ```text
+TAG = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*$")  # <step>, </history>
+HEADING = re.compile(
+    r"^\s*#{1,6}\s"  # ## Step 2
+    r"|^[\s>*\-]*(?:(?:step|round|turn|iteration)\s*#?\d+|第\s*[\d一二三四五六七八九十]+\s*[步轮]"
+    r"|步骤\s*\d+)\W*$"  # Step 2, **Round 2**, 第 2 步：
+    r"|^\s*[^\s:：][^:：]{0,40}[:：][\s*]*$",  # any short line that ends on a colon: "Steps so far:"
+    re.IGNORECASE)
 
 
-class BudgetExceeded(Exception):
-    """The agent called the model more often than the scenario's budget allows."""
-    problem = "budget"  # what the grader reports: the run ends at once
+def is_boundary(line: str) -> bool:
+    """A separator, a code fence, a lone tag or a heading: the end of whatever came before."""
+    return bool(RULE.match(line) or FENCE.match(line) or TAG.match(line) or HEADING.match(line))
+
 
 
 def _tool_name(text: str) -> str:
@@ -41,24 +68,40 @@ def _tool_input(text: str) -> str:
     return re.sub(r"\s+", "", text.strip().strip("`'\"“”‘’"))
 
 
-def find_observations(prompt: str, tool: str, tool_input: str) -> list[str]:
-    """Every observation that follows `Action: tool` + `Action Input: tool_input` in the prompt."""
+@dataclass(frozen=True)
+class Step:
+    """One step of history as the model reads it: an `Action:` line, the `Action Input:` line right
+    after it, and the `Observation:` after those (None when none comes before the next Action)."""
+    tool: str
+    tool_input: str
+    observation: str | None
+    line: int  # where the Action line is, an index into prompt.splitlines()
+
+    def is_call(self, tool: str, tool_input: str) -> bool:
+        return (_tool_name(self.tool) == _tool_name(tool)
+                and _tool_input(self.tool_input) == _tool_input(tool_input))
+
+
+def read_steps(prompt: str) -> list[Step]:
+    """Every step of the prompt, as the mock reads it, in the order they are written."""
     lines = prompt.splitlines()
-    found = []
+    steps = []
     for i, line in enumerate(lines):
         action = ACTION.match(line)
-        if not action or _tool_name(action.group(1)) != _tool_name(tool):
+        if not action:
             continue
-        rest = [(j, text) for j, text in enumerate(lines[i + 1:], start=i + 1) if text.strip()]
-        if not rest:
-            continue
-        given = ACTION_INPUT.match(rest[0][1])
-        if not given or _tool_input(given.group(1)) != _tool_input(tool_input):
-            continue
-        observation = _observation_after(lines, rest[0][0] + 1)
-        if observation is not None:
-            found.append(observation)
-    return found
+        following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        given = ACTION_INPUT.match(lines[following]) if following is not None else None
+        if given:
+            steps.append(Step(action.group(1).strip(), given.group(1).strip(),
+                              _observation_after(lines, following + 1), i))
+    return steps
+
+
+def find_observations(prompt: str, tool: str, tool_input: str) -> list[str]:
+    """Every observation that follows `Action: tool` + `Action Input: tool_input` in the prompt."""
+    return [step.observation for step in read_steps(prompt)
+            if step.observation is not None and step.is_call(tool, tool_input)]
 
 
 def _observation_after(lines: list[str], start: int) -> str | None:
@@ -69,12 +112,90 @@ def _observation_after(lines: list[str], start: int) -> str | None:
         match = OBSERVATION.match(lines[j])
         if match:
             text = [match.group(1)]
-            for more in lines[j + 1:]:  # a multi-line observation runs to the next key or blank line
-                if not more.strip() or ANY_KEY.match(more):
+            for more in lines[j + 1:]:  # a multi-line observation runs to a blank line, a key or a boundary
+                if not more.strip() or ANY_KEY.match(more) or is_boundary(more):
                     break
                 text.append(more)
             observation = "\n".join(text).strip()
             return None if not observation or PLACEHOLDER.match(observation) else observation
+    return None
+
+
+def sees_question(prompt: str, question: str) -> bool:
+    """Whether the prompt holds the question (spacing aside): without it the mock cannot answer."""
+    return _squash(question) in _squash(prompt)
+
+
+# ---------------------------------------------------------------- the replies, written and read
+
+def request_text(thought: str, tool: str, tool_input: str) -> str:
+    """A reply that asks for a tool, as the mock writes it: one label a line, ASCII colons."""
+    return f"Thought: {thought}\nAction: {tool}\nAction Input: {tool_input}"
+
+
+def answer_text(thought: str, answer: str) -> str:
+    """A reply that ends the run, as the mock writes it."""
+    return f"Thought: {thought}\nFinal Answer: {answer}"
+
+
+def imagined(tool: str, tool_input: str) -> str | None:
+    """The result a careless model writes after asking for the Calculator, without waiting for it:
+    the numbers combined left to right, ignoring precedence (3 + 5 * 2 -> 16). None for any other
+    tool, or for an expression it cannot read that way."""
+    if tool != "Calculator" or not _FLAT_SUM.match(tool_input):
+        return None
+    tokens = re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?|[-+*/]", tool_input)
+    value = float(tokens[0])
+    for sign, number in zip(tokens[1::2], tokens[2::2]):
+        if sign == "/" and float(number) == 0:
+            return None
+        value = _OPERATORS[sign](value, float(number))
+    return str(int(value)) if value.is_integer() else str(round(value, 6))
+
+
+_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+_FLAT_SUM = re.compile(r"^\s*-?\d+(?:\.\d+)?(?:\s*[-+*/]\s*-?\d+(?:\.\d+)?)+\s*$")
+
+
+def _request_line(lines: list[str]) -> tuple[int, str, str] | None:
+    """(index of the Action Input line, tool, input) of the first request, if one comes before any
+    Final Answer."""
+    for i, line in enumerate(lines):
+        if FINAL_ANSWER.match(line):
+            return None
+        action = ACTION.match(line)
+        if not action:
+            continue
+        following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        given = ACTION_INPUT.match(lines[following]) if following is not None else None
+        if given:
+            return following, action.group(1).strip(), given.group(1).strip()
+    return None
+
+
+def read_request(reply: str) -> tuple[str, str] | None:
+    """The tool request of a reply, read as the grader reads it: the first `Action:` line and the
+    `Action Input:` line after it. A model should stop there: whatever follows was written before
+    any tool ran. None when the reply asks for no tool, or gives its Final Answer first."""
+    found = _request_line(reply.splitlines())
+    return found[1:] if found else None
+
+
+def written_after_request(reply: str) -> str:
+    """What the reply goes on to say after its request's Action Input line: all of it made up."""
+    lines = reply.splitlines()
+    found = _request_line(lines)
+    return "\n".join(lines[found[0] + 1:]).strip() if found else ""
+
+
+def read_final(reply: str) -> str | None:
+    """The Final Answer of a reply (all the lines after its label), unless a request comes first."""
+    lines = reply.splitlines()
+    found = _request_line(lines)
+    for i, line in enumerate(lines[:found[0] if found else len(lines)]):
+        match = FINAL_ANSWER.match(line)
+        if match:
+            return "\n".join([match.group(1)] + lines[i + 1:]).strip()
     return None
 
 
@@ -83,26 +204,37 @@ class Exchange:
     prompt: str
     reply: str
 
+    def texts(self, shown: int) -> tuple[str, str, int]:
+        """For the trace: what was sent, what came back (see chat.HttpExchange.texts)."""
+        return self.prompt.rstrip(), self.reply, 0
+
 
 @dataclass
-class TextReactSession:
+class TextReactSession(Session):
     """One agent run against one scenario: answers prompts and records each exchange."""
-    scenario: Scenario
-    budget: int = 25
-    transcript: list[Exchange] = field(default_factory=list)
     issued: list[tuple[str, str]] = field(default_factory=list)  # (tool, input) of each Action sent
 
+    def answer(self, payload) -> str:
+        """The learner's llm_call(prompt): the prompt must be text."""
+        if not isinstance(payload, str):
+            raise BadPayload(type(payload).__name__ if not hasattr(payload, "type") else payload.type)
+        return self.reply(payload)
+
     def reply(self, prompt: str) -> str:
-        if len(self.transcript) >= self.budget:
-            raise BudgetExceeded(f"more than {self.budget} model calls")
+        self.spend()
         text = self._answer(prompt)
         self.transcript.append(Exchange(prompt, text))
         return text
 
+    def write_content(self, messages: list[dict]) -> str:
+        """Over HTTP, the system and user messages together are the prompt."""
+        return self.reply("\n\n".join(message_text(m.get("content")) for m in messages
+                                       if m.get("role") in ("system", "user")))
+
     def _answer(self, prompt: str) -> str:
-        if _squash(self.scenario.question) not in _squash(prompt):
-            return ("Thought: The prompt does not tell me what the user asked.\n"
-                    "Final Answer: I cannot answer: I do not see a question in the prompt.")
+        if not sees_question(prompt, self.scenario.question):
+            return answer_text("The prompt does not tell me what the user asked.",
+                               "I cannot answer: I do not see a question in the prompt.")
         first = self.transcript[0].prompt if self.transcript else prompt
         observations: list[str] = []
         while (call := self.scenario.call(len(observations))) is not None:
@@ -112,11 +244,12 @@ class TextReactSession:
             new = [obs for obs, count in seen.items() if count > 0]
             if not new:
                 self.issued.append((call.tool, tool_input))
-                return (f"Thought: {self.scenario.render(call.thought, observations)}\n"
-                        f"Action: {call.tool}\nAction Input: {tool_input}")
+                text = request_text(self.scenario.render(call.thought, observations), call.tool, tool_input)
+                guess = imagined(call.tool, tool_input)  # no stop sequence: it writes on, and makes it up
+                return text if guess is None else f"{text}\nObservation: {guess}"
             observations.append(new[0])
         answer = self.scenario.render(self.scenario.answer, observations)
-        return f"Thought: I now know the final answer.\nFinal Answer: {answer}"
+        return answer_text("I now know the final answer.", answer)
 
 
 def _squash(text: str) -> str:

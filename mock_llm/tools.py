@@ -1,12 +1,10 @@
-"""The tools behind a graded run. They execute in the grader, not in the learner's process, so the
-grader knows every call that really happened and the learner's code only sees the results."""
+"""Tools that several lessons share. A lesson's own tools are in its folder (lessons/dayNN/tools.py);
+all of them run in the grader, not in the learner's process, so the grader knows every call that
+really happened and the learner's code only sees the results."""
 from __future__ import annotations
 
 import ast
 import operator
-from typing import Callable
-
-from .scenarios import LessonWorld
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -48,24 +46,3 @@ def calculate(expression: str) -> str:
     if isinstance(result, float) and result.is_integer():
         result = int(result)
     return str(result)
-
-
-def grading_tools(world: LessonWorld) -> dict[str, Callable[[str], str]]:
-    """Name -> function for every tool a scenario may hand the agent."""
-    def weather(city: str) -> str:
-        city = city.strip().strip("\"'")
-        if city not in world.weather:
-            raise KeyError(f"unknown city: {city}")  # as the lesson's own Weather tool does
-        return world.weather[city]
-
-    def get_quote(ticker: str) -> dict:
-        """Like the lesson's own tool: an unknown ticker is an error *result*, not an exception."""
-        key = str(ticker).strip().upper()
-        if key not in world.quotes:
-            return {"error": f"unknown ticker: {ticker}"}
-        return dict(world.quotes[key])
-
-    def broken(*args, **kwargs) -> str:
-        raise RuntimeError("the service is down (HTTP 503)")
-
-    return {"Calculator": calculate, "Weather": weather, "get_quote": get_quote, "Broken": broken}

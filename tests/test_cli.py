@@ -151,7 +151,31 @@ def test_results_are_deterministic(partial):
     first = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
     second = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
     assert first.stdout == second.stdout
-    assert json.loads(first.stdout)["output"].endswith("(seed 3)")
+    assert "seed" not in first.stdout  # a secret seed stays secret unless asked for
+    shown = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope", "--show-seed")
+    assert json.loads(shown.stdout)["output"].endswith("(seed 3)")
+
+
+def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
+    (tmp_path / "seed").write_text("3\n", encoding="utf-8")
+    on_command_line = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
+    from_file = validate("day06", "--file", str(partial), "--seed-file", str(tmp_path / "seed"),
+                         "--format", "gradescope")
+    from_env = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), "--format",
+                               "gradescope"], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "REACTLINGS_SEED": "3"})
+    assert on_command_line.stdout == from_file.stdout == from_env.stdout
+    assert on_command_line.stdout != validate("day06", "--file", str(partial), "--format", "gradescope").stdout
+
+
+@pytest.mark.parametrize("content", ["", "seven\n"])
+def test_a_bad_seed_file_is_a_clear_error(tmp_path, content):
+    path = tmp_path / "seed"
+    if content:
+        path.write_text(content, encoding="utf-8")
+    result = validate("day06", "--seed-file", str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert str(path) in result.stderr
 
 
 def test_unwritable_output_is_a_clear_error(tmp_path):

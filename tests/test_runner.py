@@ -19,6 +19,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -89,6 +90,10 @@ def crash():
 def spin():
     while True:
         pass
+
+
+def block():
+    time.sleep(10 ** 6)  # no Python code runs: it cannot be stopped in place
 
 
 async def sleep_forever():
@@ -245,12 +250,20 @@ def test_the_same_child_serves_the_next_call_after_an_exception(learner):
     assert call(learner, "pid").value == before
 
 
-def test_an_endless_loop_is_a_hang_and_the_next_call_gets_a_fresh_child(learner):
+def test_an_endless_loop_is_a_hang_stopped_in_place(learner):
     before = call(learner, "pid").value
     outcome = call(learner, "spin", timeout=0.5)
     assert outcome.problem == "hang"
     assert outcome.detail == "0.5"
     assert "in spin" in outcome.error["traceback"]  # where it was stuck, in the learner's file
+    after = call(learner, "pid")
+    assert after.problem is None and after.value == before  # stopped, not killed: no restart
+
+
+def test_a_blocked_call_is_a_hang_and_the_next_call_gets_a_fresh_child(learner):
+    before = call(learner, "pid").value
+    outcome = call(learner, "block", timeout=0.5)
+    assert outcome.problem == "hang" and "in block" in outcome.error["traceback"]
     after = call(learner, "pid")
     assert after.problem is None and after.value != before
 
@@ -406,9 +419,9 @@ def test_llm_call_where_no_model_is_expected(learner):
     assert call(learner, "ask").problem == "unexpected_llm"
 
 
-def test_a_prompt_that_is_not_a_str(learner):
-    outcome = call(learner, "ask_with_a_list", model=lambda p: p)
-    assert (outcome.problem, outcome.detail) == ("bad_prompt", "list")
+def test_the_model_gets_the_payload_as_sent(learner):
+    outcome = call(learner, "ask_with_a_list", model=lambda payload: payload)
+    assert outcome.value == ["not", "a", "str"]
 
 
 def test_a_model_that_refuses_ends_the_run(learner):
@@ -451,8 +464,8 @@ def test_a_loop_that_swallows_the_refusal_is_stopped_anyway(learner):
 
 # ---------------------------------------------------------------- tools that call back
 
-TOOLS = {"$tools": [{"name": "Echo", "description": "repeats its input"},
-                    {"name": "Clock", "description": "tells the time"}]}
+TOOLS = [{"$new": "Tool", "args": [name, description, {"$tool": name}]}
+         for name, description in (("Echo", "repeats its input"), ("Clock", "tells the time"))]
 
 
 def test_tools_become_the_files_own_tool_objects(learner):
@@ -492,3 +505,120 @@ def test_a_tool_error_of_a_non_builtin_type_arrives_as_runtime_error(learner):
         raise ServiceDown("HTTP 503")
 
     assert call(learner, "use_tool_safely", TOOLS, "x", tools=tools).value == "RuntimeError: HTTP 503"
+
+
+# ---------------------------------------------------------------- threads, loading, chains, repeat hangs
+
+CONCURRENT = '''
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+
+def in_threads(tools, inputs):
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(lambda text: tools[0](text), inputs))
+
+
+async def in_tasks(tools, inputs):
+    return await asyncio.gather(*(asyncio.to_thread(tools[0], text) for text in inputs))
+'''
+
+
+@pytest.mark.parametrize("func", ["in_threads", "in_tasks"])
+def test_tools_called_from_many_threads_get_their_own_answers(load, func):
+    submission = load(CONCURRENT)
+    inputs = [f"input {n}" for n in range(40)]
+
+    def tools(name, text):
+        time.sleep(0.001)  # long enough for the threads' requests to interleave
+        return text.upper()
+
+    outcome = call(submission, func, [{"$tool": "Echo"}], inputs, tools=tools, timeout=20)
+    assert outcome.problem is None and outcome.error is None
+    assert outcome.value == [text.upper() for text in inputs]
+
+
+SMOKE_TEST = '''
+import asyncio
+import mock_llm
+
+
+async def llm_call(prompt):
+    return mock_llm.reply("day06", prompt)
+
+
+async def agent(question):
+    return await llm_call(question)
+
+
+print("smoke test:", asyncio.run(agent("What is 3 + 5 * 2?")))
+'''
+
+
+def test_model_calls_while_loading_are_answered_and_the_file_is_graded(load):
+    from mock_llm import Scenario, TextReactSession
+    loading = Scenario("loading", "", [], "not while loading", [], repeat=False)
+    submission = load(SMOKE_TEST, loading_session=lambda: TextReactSession(loading, budget=5))
+    outcome = call(submission, "agent", "hi", model=lambda prompt: f"graded: {prompt}")
+    assert outcome.value == "graded: hi"
+    assert submission.loaded_with_model_calls
+
+
+def test_a_file_that_fails_because_of_its_model_calls_while_loading_is_told_so(load):
+    from mock_llm import Scenario, TextReactSession
+    loading = Scenario("loading", "", [], "not while loading", [], repeat=False)
+    source = SMOKE_TEST + "assert '13' in asyncio.run(agent('What is 3 + 5 * 2?'))\n"
+    submission = load(source, loading_session=lambda: TextReactSession(loading, budget=5))
+    started = time.monotonic()
+    outcome = call(submission, "agent", "hi", model=lambda prompt: prompt)
+    assert (outcome.problem, outcome.error["type"]) == ("loads_model", "AssertionError")
+    assert call(submission, "agent", "again") is outcome  # said once, not loaded again
+    assert time.monotonic() - started < 5
+
+
+CHAINED = '''
+import asyncio
+
+
+def first(items):
+    return next(item for item in items if item == "wanted")
+
+
+async def agent():
+    return first(["other"])
+'''
+
+
+def test_a_chained_exception_shows_the_learners_lines_of_every_link(load, tmp_path):
+    outcome = call(load(CHAINED), "agent")
+    error = outcome.error
+    assert error["type"] == "RuntimeError"  # StopIteration inside a coroutine
+    assert error["chain"] == ["StopIteration: "]
+    assert "in first" in error["traceback"] and "in agent" in error["traceback"]
+    assert str(tmp_path) in error["traceback"]
+    assert ".pyenv" not in error["traceback"] and "asyncio" not in error["traceback"]
+
+
+HELPER_LOOP = '''
+def parse(text):
+    while True:
+        pass
+
+
+def first(text):
+    return parse(text)
+
+
+def second(text):
+    return parse(text) + "!"
+'''
+
+
+def test_a_hang_in_a_shared_helper_is_recognised_quickly_in_other_functions(load):
+    submission = load(HELPER_LOOP)
+    assert call(submission, "first", "x", timeout=2).problem == "hang"
+    started = time.monotonic()
+    again = call(submission, "second", "x", timeout=2)
+    assert again.problem == "hang" and again.again
+    assert time.monotonic() - started < 1.5  # not the full limit: the same line, seen again
+    assert "in parse" in again.error["traceback"]

@@ -1,8 +1,11 @@
-"""What a lesson's checks are written with: the `check` marker, `expect`, and the `learner` handle.
+"""The lesson authoring API: everything a lesson's checks.py uses, and nothing else of the kit.
 
 A check is a plain pytest test. It calls the learner's functions through `learner` (they run in the
 child process), looks at what came back and at the transcript, and fails with `Fail(key, ...)`:
 a message key from lesson.yaml or validator/messages.yaml, so the report can speak en or zh.
+The `world` fixture is the lesson's world for the seed being graded: its scenarios, its data
+tables (`world.weather`), its tools (`world.tools["Calculator"]`) and `world.session(name)`, a
+fresh mock session of the lesson's protocol.
 """
 from __future__ import annotations
 
@@ -11,12 +14,18 @@ from typing import Callable
 
 import pytest
 
-from mock_llm import LessonWorld, Scenario, TextReactSession
-from mock_llm.chat import ChatSession
-from mock_llm.tools import grading_tools
+from mock_llm import LessonWorld, Scenario
+from mock_llm.scenarios import first_number
+from mock_llm.text_react import find_observations
+from mock_llm.tools import calculate
 
-from .lessons import Lesson
-from .runner import Opaque, Outcome, Record, Submission, Unawaited
+from .lessons import Lesson, LessonError
+from .runner import Outcome, Submission
+from .wire import Opaque, Record, Unawaited
+
+__all__ = ["AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "calculate", "check",
+           "completion_arg", "expect", "find_observations", "first_number", "learner_object",
+           "registry_arg", "shown", "steps_arg", "tool_arg", "tools_arg"]
 
 
 def check(todo: str, points: int, en: str, zh: str):
@@ -30,6 +39,7 @@ class Fail(Exception):
     def __init__(self, key: str, detail: str = "", **params):
         super().__init__(key)
         self.key, self.detail, self.params = key, detail, params
+        self.cause: str | None = None  # set when other checks fail for the very same reason
 
 
 def expect(condition, key: str, **params):
@@ -59,24 +69,37 @@ def _python(value) -> str:
     return repr(value)
 
 
+def tool_arg(name: str) -> dict:
+    """A function for the learner's code that runs the grader's tool `name`."""
+    return {"$tool": name}
+
+
+def learner_object(type_name: str, *args, **kwargs) -> dict:
+    """An instance of a class of the learner's file, built in their process (the lesson declares
+    the classes its checks build in lesson.yaml `types:`)."""
+    return {"$new": type_name, "args": list(args), "kwargs": kwargs}
+
+
 def registry_arg(names: list[str]) -> dict:
     """A name -> function dict for the learner's code, each function run by the grader."""
-    return {"$registry": names}
+    return {"$dict": [[name, tool_arg(name)] for name in names]}
 
 
 def completion_arg(response: dict) -> dict:
     """A Chat Completions response body, rebuilt in the child as an openai ChatCompletion."""
-    return {"$completion": response}
+    return {"$model": "openai.types.chat:ChatCompletion", "data": response}
 
 
-def tools_arg(world: LessonWorld, names: list[str], extra: dict[str, str] | None = None) -> dict:
-    """Tools for the learner's code: built in the child as its own Tool objects, run by the grader."""
+def tools_arg(world: LessonWorld, names: list[str], extra: dict[str, str] | None = None) -> list:
+    """Tools for the learner's code: their own Tool(name, description, func) objects, whose func
+    runs the grader's tool."""
     described = dict(world.tool_descriptions, **(extra or {}))
-    return {"$tools": [{"name": n, "description": described[n]} for n in names]}
+    return [learner_object("Tool", n, described[n], tool_arg(n)) for n in names]
 
 
-def steps_arg(steps: list[dict]) -> dict:
-    return {"$steps": steps}
+def steps_arg(steps: list[dict]) -> list:
+    """The learner's own AgentStep objects, from their fields."""
+    return [learner_object("AgentStep", **step) for step in steps]
 
 
 @dataclass
@@ -95,12 +118,9 @@ class ToolBox:
     calls: list[ToolCall] = field(default_factory=list)
     rounds: Callable[[], int] = lambda: 0
 
-    def __post_init__(self):
-        self.tools = grading_tools(self.world)  # once per run, not once per call
-
     def __call__(self, name: str, *args, **kwargs):
         given = args[0] if len(args) == 1 and not kwargs else (kwargs if not args else [*args, kwargs])
-        tool = self.tools.get(name)
+        tool = self.world.tools.get(name)
         try:
             if tool is None:
                 raise LookupError(f"no tool named {name!r} in the grader")
@@ -137,28 +157,53 @@ class Learner:
     def time_limit(self) -> float:
         return self.limit or self.lesson.time_limit
 
-    def call(self, func: str, *args, model=None, tools=None):
-        outcome = self.submission.call(func, *args, timeout=self.time_limit, model=model, tools=tools)
+    def call(self, func: str, *args, tools: ToolBox | None = None):
+        """func(*args) in the learner's process; its value, or Fail with the reason there is none.
+        Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one."""
+        self._check_types(args)
+        outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools or ToolBox(self.world))
         return self.result(func, outcome)
 
+    def _check_types(self, value) -> None:
+        """A lesson's checks build only the classes its lesson.yaml declares: an author's slip
+        is said plainly, not blamed on the learner."""
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                self._check_types(item)
+        elif isinstance(value, dict):
+            if "$new" in value and value["$new"] not in self.lesson.types:
+                raise LessonError(f"{self.lesson.checks}: builds a {value['$new']} in the learner's "
+                                  f"process, but lesson.yaml `types:` does not declare it")
+            for item in value.values():
+                self._check_types(item)
+
     def result(self, func: str, outcome: Outcome):
-        """The value the call returned, or Fail with the reason it has none."""
+        """The value the call returned, or Fail with the reason it has none. Failures with one
+        root cause (the file does not load, a hang at the same line) share a `cause`, so the
+        report says it once."""
         self.printed = outcome.stdout
         if outcome.unawaited or isinstance(outcome.value, Unawaited):
             raise Fail("unawaited", func=func)
         if outcome.problem:
             error = outcome.error or {}
             key = "import_syntax" if "line" in error else outcome.problem
-            raise Fail(key, detail=error.get("traceback", ""), func=func,
-                       seconds=outcome.detail, status=outcome.detail,
-                       type=error.get("type", ""), message=error.get("message", ""),
-                       line=error.get("line", "?"), text=error.get("text", ""))
+            failure = Fail(key, detail=error.get("traceback", ""), func=func,
+                           seconds=outcome.detail, status=outcome.detail, name=outcome.detail,
+                           type=error.get("type", ""), message=error.get("message", ""),
+                           line=error.get("line", "?"), text=error.get("text", ""))
+            if key.startswith("import_") or key == "loads_model":
+                failure.cause = "the file does not load"
+            elif key == "hang" and error.get("traceback"):
+                failure.cause = "hang at " + error["traceback"]
+            raise failure
         if outcome.error:
             error = outcome.error
             message = error["message"]
             if error["type"] == "NotImplementedError" and message.startswith("TODO"):
                 raise Fail("not_implemented", todo=message.split(":")[0])
             key = "exited" if error["type"] == "SystemExit" else "crashed"
+            if "StopIteration" in [error["type"], *(c.split(":")[0] for c in error.get("chain", []))]:
+                key = "stop_iteration"  # next() on an empty iterator; inside a coroutine, a RuntimeError
             raise Fail(key, detail=error.get("traceback", ""), func=func, type=error["type"],
                        message=message)
         return outcome.value
@@ -167,16 +212,14 @@ class Learner:
         """Run func(question, *args) on a scenario, against a fresh session of the mock model
         speaking the lesson's protocol (or the live model); the run keeps the transcript and
         every tool call."""
+        self._check_types(args)
         story = self.world.scenarios[scenario]
-        session = self.live_model or (
-            ChatSession(story, self.world.seed, budget=self.lesson.llm_call_budget)
-            if self.world.protocol == "chat" else TextReactSession(story, budget=self.lesson.llm_call_budget))
-        model = session.handle_raw if self.world.protocol == "chat" else session.reply
+        session = self.live_model or self.world.session(scenario, self.lesson.llm_call_budget)
         toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript))
         run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls)
         self.runs.append(run)
         run.outcome = self.submission.call(func, story.question, *args, timeout=self.time_limit,
-                                           model=model, tools=toolbox)
+                                           model=session.answer, http=session.http, tools=toolbox)
         if run.outcome.problem == "budget":
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,
                        limit=self.lesson.step_limit)

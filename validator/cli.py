@@ -28,8 +28,13 @@ def parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
     which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of the lesson's")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                   help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own)")
+    secret = p.add_mutually_exclusive_group()
+    secret.add_argument("--seed", type=int, default=None,
+                        help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own; "
+                             "or $REACTLINGS_SEED)")
+    secret.add_argument("--seed-file", type=Path, metavar="FILE",
+                        help="read the seed from FILE, so it never shows on a command line")
+    p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
     p.add_argument("--trace", action="store_true", help="show every prompt, model reply and tool call")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
@@ -49,27 +54,49 @@ def main(argv: list[str] | None = None) -> int:
     lang = args.lang or default_lang()
     console = Console(highlight=False, soft_wrap=True)
     try:
+        seed = read_seed(args)
         if args.lesson == "list":
-            return list_lessons(console, lang, args.seed)
+            return list_lessons(console, lang, seed)
         lesson = load_lesson(args.lesson)
         path = lesson.solution if args.solution else (args.file or lesson.exercise)
         if not Path(path).is_file():
             raise LessonError("no_such_file", path=path)
         if args.live:
             return run_live(lesson, path, args.model, lang, console)
-        result = grade(lesson, path, args.seed)
+        result = grade(lesson, path, seed)
     except (LessonError, ScenarioError) as error:
         return usage_error(error, lang)
     if args.format != "text" and args.output is None:
-        write_results(result, args.format, None, lang)
+        write_results(result, args.format, None, lang, args.show_seed)
     else:
         print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console)
         if args.format != "text":
             try:
-                write_results(result, args.format, args.output, lang)
+                write_results(result, args.format, args.output, lang, args.show_seed)
             except OSError as error:
                 return usage_error(error, lang)
     return 0 if result.score == result.max_score else 1
+
+
+def read_seed(args) -> int:
+    """The seed: --seed, else --seed-file, else $REACTLINGS_SEED, else the lessons' own (0). An
+    instructor's secret seed comes from a file or the environment, never a command line the
+    graded code could read."""
+    if args.seed is not None:
+        return args.seed
+    text, source = os.environ.get("REACTLINGS_SEED", ""), "REACTLINGS_SEED"
+    if args.seed_file is not None:
+        source = str(args.seed_file)
+        try:
+            text = args.seed_file.read_text(encoding="utf-8")
+        except OSError as error:
+            raise LessonError("bad_seed", source=source, problem=error.strerror or str(error)) from None
+    if not text.strip():
+        return DEFAULT_SEED
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise LessonError("bad_seed", source=source, problem=f"not a whole number: {text.strip()[:40]!r}") from None
 
 
 def usage_error(error: Exception, lang: str) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mock_llm import DEFAULT_SEED, load_world
+from mock_llm import DEFAULT_SEED, LessonWorld, Scenario, load_world
 
 from .checking import AgentRun, Fail, Learner
 from .lessons import Lesson, LessonError
@@ -61,9 +61,9 @@ UNUSED_PLUGINS = ("cacheprovider", "terminal", "junitxml", "pastebin", "doctest"
 class Collector:
     """The pytest plugin: fixtures for the checks, and a record of every check's result."""
 
-    def __init__(self, lesson: Lesson, submission: Submission, seed: int):
+    def __init__(self, lesson: Lesson, submission: Submission, world: LessonWorld):
         self.lesson, self.submission = lesson, submission
-        self.scenario_world = load_world(lesson.name, seed)  # not `world`: that's the fixture
+        self.scenario_world = world  # not `world`: that's the fixture
         self.results: list[CheckResult] = []
         self.learners: dict[str, Learner] = {}
 
@@ -104,15 +104,26 @@ class Collector:
             runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
 
 
+def open_submission(lesson: Lesson, world: LessonWorld, path: Path) -> Submission:
+    """The learner's file, to be run in a child process for this lesson. Model calls it makes while
+    it loads (a smoke test left at module level) get an at-once final answer in the lesson's
+    protocol, so the file still loads and is graded."""
+    loading = Scenario("loading", "", [], "(the grader does not answer model calls while your file "
+                       "loads; put them under `if __name__ == \"__main__\":`)", [], repeat=False)
+    return Submission(path, model_function=lesson.model_function,
+                      loading_session=lambda: world.protocol(loading, world.seed, budget=5))
+
+
 def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
     """Run every check of `lesson` against the file at `path`."""
     path = Path(path).resolve()
     if not path.is_file():
         raise LessonError("no_such_file", path=path)
     started = time.monotonic()
-    submission = Submission(path)
+    world = load_world(lesson.folder, seed)
+    submission = open_submission(lesson, world, path)
     submission.spawn()  # it loads the learner's file while pytest starts up
-    collector = Collector(lesson, submission, seed)
+    collector = Collector(lesson, submission, world)
     try:
         code = pytest.main(
             [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",

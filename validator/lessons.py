@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from mock_llm import ScenarioError, protocol
 from mock_llm.scenarios import read_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,11 +58,10 @@ class Lesson:
     step_limit: str  # the name of the loop's step-limit parameter, for messages
     live: list[str]  # the scenarios `validate.py --live` runs against a real model
     todos: list[Todo]
+    model_function: str | None  # the exercise's function that calls the model (llm_call), if any
+    types: list[str]  # the exercise's classes the checks build (Tool, AgentStep, …)
+    solution: Path
     messages: dict = field(default_factory=dict)
-
-    @property
-    def solution(self) -> Path:
-        return SOLUTIONS_DIR / f"{self.name}.py"
 
     def todo(self, todo_id: str) -> Todo:
         return next(t for t in self.todos if t.id == todo_id)
@@ -72,24 +72,37 @@ def lesson_names() -> list[str]:
 
 
 def load_lesson(name: str) -> Lesson:
-    path = LESSONS_DIR / name / "lesson.yaml"
+    """A lesson by name (lessons/<name>/), or by the path of any folder holding a lesson.yaml."""
+    folder = LESSONS_DIR / name
+    if not (folder / "lesson.yaml").is_file() and (Path(name) / "lesson.yaml").is_file():
+        folder = Path(name).resolve()
+    path = folder / "lesson.yaml"
     if not path.is_file():
         known = ", ".join(lesson_names()) or "none"
         raise LessonError("unknown_lesson", name=name, known=known)
     try:
         data = read_yaml(path)
         lesson = Lesson(
-            name=name, folder=path.parent, title=data["title"],
-            exercise=path.parent / data["exercise"], checks=path.parent / data.get("checks", "checks.py"),
+            name=folder.name, folder=folder, title=data["title"],
+            exercise=folder / data["exercise"], checks=folder / data.get("checks", "checks.py"),
             time_limit=float(data.get("time_limit", 3)),
             llm_call_budget=int(data.get("llm_call_budget", 25)),
             step_limit=data.get("step_limit", "max_steps"),
             live=list(data.get("live", [])),
             todos=[Todo(str(t["id"]), t["function"], t["title"], t["hint"]) for t in data["todos"]],
+            model_function=data.get("model_function"),
+            types=[str(t) for t in data.get("types", [])],
+            solution=(folder / data["solution"]) if "solution" in data else SOLUTIONS_DIR / f"{folder.name}.py",
             messages=data.get("messages", {}),
         )
+        scenarios = read_yaml(folder / "scenarios.yaml")
+        protocol(str(scenarios.get("protocol", "")) if isinstance(scenarios, dict) else "")
+    except FileNotFoundError as err:
+        raise LessonError(f"{folder}: missing {Path(err.filename).name}") from None
     except yaml.YAMLError as err:
         raise LessonError(f"{path}: not valid YAML: {err}") from None
+    except ScenarioError as err:
+        raise LessonError(f"{folder / 'scenarios.yaml'}: {err}") from None
     except (KeyError, TypeError, ValueError) as err:
         raise LessonError(f"{path}: malformed lesson data ({type(err).__name__}: {err})") from None
     return lesson

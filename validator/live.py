@@ -16,33 +16,38 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.text import Text
 
-from mock_llm import load_world
+from mock_llm import BudgetExceeded, Refusal, load_world
 from mock_llm.chat import HttpExchange, read_json
+from mock_llm.protocols import BadPayload
 from mock_llm.text_react import Exchange
 
 from .checking import Fail, Learner
 from .lessons import Lesson, LessonError, say
 from .report import print_runs
-from .runner import Submission
+from .grading import open_submission
 
 DEFAULT_MODEL = "gpt-4o-mini"
 RUN_LIMIT = 180.0  # seconds per agent run: real models are slow
 
 
-class EndpointUnreachable(Exception):
+class EndpointUnreachable(Refusal):
     problem = "unreachable"  # ends the run at once, like the mock's call budget
 
 
 @dataclass
 class LiveModel:
-    """Forwards the learner's model calls to the endpoint and records each exchange."""
+    """Forwards the learner's model calls to the endpoint and records each exchange. The lesson's
+    call budget holds here too: a loop with no step limit can't spend the key's money."""
     base_url: str
     api_key: str
     model: str
+    budget: int = 25
     transcript: list = field(default_factory=list)
 
     def _post(self, payload: dict) -> tuple[int, dict]:
         import httpx2  # comes with the openai package
+        if len(self.transcript) >= self.budget:
+            raise BudgetExceeded(f"more than {self.budget} model calls")
         try:
             response = httpx2.post(f"{self.base_url.rstrip('/')}/chat/completions", json=payload,
                                    headers={"Authorization": f"Bearer {self.api_key}"}, timeout=120)
@@ -54,7 +59,7 @@ class LiveModel:
             return 502, {"error": {"message": f"the endpoint answered HTTP {response.status_code} with "
                                               "something that is not JSON", "type": "bad_gateway"}}
 
-    def handle_raw(self, method: str, path: str, raw: str) -> tuple[int, dict]:
+    def http(self, method: str, path: str, raw: str) -> tuple[int, dict]:
         """Chat protocol: the learner's own request, with the model name replaced."""
         body, error = read_json(method, raw)
         if error:
@@ -63,8 +68,10 @@ class LiveModel:
         self.transcript.append(HttpExchange(body, status, response))
         return status, response
 
-    def reply(self, prompt: str) -> str:
+    def answer(self, prompt) -> str:
         """Text protocol: llm_call(prompt) becomes one user message."""
+        if not isinstance(prompt, str):
+            raise BadPayload(type(prompt).__name__)
         status, response = self._post({"model": self.model, "messages": [{"role": "user", "content": prompt}]})
         if status != 200:
             message = response.get("error", {}).get("message", json.dumps(response))
@@ -86,13 +93,13 @@ def endpoint(model: str | None) -> tuple[str, str, str]:
 def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Console) -> int:
     """Run the agent on each of the lesson's live questions; 0 when each run ended with an answer."""
     base_url, key, model_name = endpoint(model)
-    world = load_world(lesson.name)
+    world = load_world(lesson.folder)
     checks = _load_checks(lesson)
     console.print(Text(f"{lesson.name} · {lesson.title[lang]} — live: {model_name} at {base_url}", style="bold"))
-    submission, failures = Submission(path), 0
+    submission, failures = open_submission(lesson, world, path), 0
     try:
         for name in lesson.live:
-            live_model = LiveModel(base_url, key, model_name)
+            live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget)
             learner = Learner(submission, lesson, world, live_model=live_model, limit=RUN_LIMIT)
             console.print()
             failure = None

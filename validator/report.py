@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 from itertools import groupby
@@ -19,11 +20,41 @@ PRINTED_LINES = 15  # lines of the learner's printing shown under a failed check
 
 
 def failure_text(check: CheckResult, grade: Grade, lang: str) -> str:
-    """The failure message of a check in `lang`, with the learner's traceback if any."""
+    """The failure message of a check in `lang`, with the learner's traceback if any; learner
+    text in it is stripped of control characters, so it can't draw over the report."""
     if check.passed or check.failure is None:
         return ""
     message = say(check.failure.key, lang, grade.lesson, **check.failure.params)
-    return message + ("\n" + check.failure.detail.rstrip() if check.failure.detail else "")
+    return clean(message + ("\n" + check.failure.detail.rstrip() if check.failure.detail else ""))
+
+
+# Control characters but newline and tab: escape sequences that move the cursor or recolour the
+# terminal, and characters XML 1.0 can't hold.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
+MAX_SHOWN = 4000  # characters of one failure message or printed output kept in any report
+
+
+def clean(text: str, limit: int | None = MAX_SHOWN) -> str:
+    """Text safe for a terminal, JSON and XML: control characters shown as \\x1b-style escapes,
+    at most `limit` characters."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                        else f"\\u{ord(m.group()):04x}", text)
+    return text if limit is None or len(text) <= limit else text[:limit] + " …"
+
+
+def first_failures(grade: Grade) -> dict[int, CheckResult]:
+    """For each failed check whose cause an earlier check already showed: that earlier check."""
+    seen: dict[str, CheckResult] = {}
+    same = {}
+    for index, check in enumerate(grade.checks):
+        if check.passed or check.failure is None:
+            continue
+        cause = check.failure.cause or f"{check.failure.key}:{sorted(check.failure.params.items())!r}:{check.failure.detail}"
+        if cause in seen:
+            same[index] = seen[cause]
+        else:
+            seen[cause] = check
+    return same
 
 
 def display_path(path: Path) -> str:
@@ -37,6 +68,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
                  console: Console | None = None) -> None:
     console = console or Console(highlight=False, soft_wrap=True)
     lesson = grade.lesson
+    same = first_failures(grade)
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
     console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}   "
                        f"{say('report_seed', lang)}{grade.seed}", style="dim"))
@@ -51,10 +83,13 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
         for check in checks:
             mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
             console.print(mark + Text(check.title[lang]))
-            if not check.passed:
+            index = grade.checks.index(check)
+            if index in same:
+                console.print(Text(_indent(say("same_cause", lang, title=same[index].title[lang]), 6), style="dim"))
+            elif not check.passed:
                 console.print(Text(_indent(failure_text(check, grade, lang), 6)))
                 if check.printed.strip():
-                    lines = check.printed.rstrip().splitlines()
+                    lines = clean(check.printed.rstrip()).splitlines()
                     shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
                     console.print(Text(_indent(f"{say('report_output', lang)}\n{shown}", 6), style="dim"))
             if trace:
@@ -75,34 +110,18 @@ def print_runs(console: Console, runs: list, lang: str) -> None:
         console.print(Text(_indent(f"── {run.scenario.name}: {run.scenario.question}", 4), style="cyan"))
         shown = 0  # chat messages already printed: each round shows only what the loop added
         for number, exchange in enumerate(run.exchanges, start=1):
-            sent, received, total = _exchange_texts(exchange, shown)
+            sent, received, total = exchange.texts(shown)
             if shown:
                 sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
             shown = total
             console.print(Text(_indent(f"{say('report_trace_round', lang, round=number)} · "
                                        f"{say('report_trace_prompt', lang)}", 6), style="bold"))
-            console.print(Text(_indent(sent, 8), style="dim"))
+            console.print(Text(_indent(clean(sent, None), 8), style="dim"))
             console.print(Text(_indent(f"{say('report_trace_reply', lang)}", 6), style="bold"))
-            console.print(Text(_indent(received, 8)))
+            console.print(Text(_indent(clean(received, None), 8)))
             for call in (c for c in run.tool_calls if c.round == number):
-                console.print(Text(_indent(f"{say('report_trace_tool', lang)}{call.name}({call.input!r})"
-                                           f" → {call.output!r}", 6), style="magenta"))
-
-
-def _exchange_texts(exchange, shown: int) -> tuple[str, str, int]:
-    """What the learner's code sent and what came back, and how many chat messages that makes:
-    a prompt and a reply (text protocol), or the request's messages from `shown` on, one JSON line
-    each, and the response (Chat Completions)."""
-    if hasattr(exchange, "prompt"):
-        return exchange.prompt.rstrip(), exchange.reply, 0
-    messages = exchange.request.get("messages")
-    messages = messages if isinstance(messages, list) else []
-    sent = "\n".join(json.dumps(m, ensure_ascii=False) for m in messages[shown:])
-    response = exchange.response
-    if exchange.status == 200:
-        choice = response["choices"][0]
-        response = dict(choice["message"], finish_reason=choice.get("finish_reason"))
-    return sent, f"HTTP {exchange.status} {json.dumps(response, ensure_ascii=False)}", len(messages)
+                console.print(Text(_indent(clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r})"
+                                                 f" → {call.output!r}"), 6), style="magenta"))
 
 
 def _indent(text: str, spaces: int) -> str:
@@ -113,7 +132,7 @@ def test_name(check: CheckResult, lang: str) -> str:
     return f"TODO {check.todo} · {check.title[lang]}"
 
 
-def gradescope(grade: Grade, lang: str) -> dict:
+def gradescope(grade: Grade, lang: str, show_seed: bool = False) -> dict:
     """Gradescope's results.json: a score per test, tagged with its TODO."""
     tests = []
     for number, check in enumerate(grade.checks, start=1):
@@ -128,18 +147,20 @@ def gradescope(grade: Grade, lang: str) -> dict:
             "tags": [f"TODO {check.todo}", todo.function], "visibility": "visible",
         })
     return {"score": grade.score, "max_score": grade.max_score,
-            "output": f"{grade.lesson.name}: {grade.score}/{grade.max_score} (seed {grade.seed})",
+            "output": f"{grade.lesson.name}: {grade.score}/{grade.max_score}"
+                      + (f" (seed {grade.seed})" if show_seed else ""),
             "visibility": "visible", "tests": tests}
 
 
-def junit(grade: Grade, lang: str) -> str:
+def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
     failures = sum(not c.passed for c in grade.checks)
     suites = ET.Element("testsuites", name="reactlings", tests=str(len(grade.checks)),
                         failures=str(failures))
     suite = ET.SubElement(suites, "testsuite", name=grade.lesson.name, tests=str(len(grade.checks)),
                           failures=str(failures), errors="0", skipped="0")
     properties = ET.SubElement(suite, "properties")
-    for name, value in (("seed", grade.seed), ("score", grade.score), ("max_score", grade.max_score)):
+    shown = (("seed", grade.seed),) if show_seed else ()
+    for name, value in (*shown, ("score", grade.score), ("max_score", grade.max_score)):
         ET.SubElement(properties, "property", name=name, value=str(value))
     for check in grade.checks:
         case = ET.SubElement(suite, "testcase", classname=f"{grade.lesson.name}.TODO {check.todo}",
@@ -148,17 +169,26 @@ def junit(grade: Grade, lang: str) -> str:
             message = failure_text(check, grade, lang)
             failure = ET.SubElement(case, "failure", message=message.splitlines()[0] if message else "")
             failure.text = message + f"\n{say('report_hint', lang)}{grade.lesson.todo(check.todo).hint[lang]}"
+            # XML 1.0 has no place for some characters even after clean(): the lone surrogates
+            failure.text = failure.text.encode("utf-8", "backslashreplace").decode("utf-8")
+            failure.set("message", failure.get("message").encode("utf-8", "backslashreplace").decode("utf-8"))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def write_results(grade: Grade, fmt: str, output: Path | None, lang: str) -> None:
-    """Write the gradescope or junit results to `output`, or to stdout when it is None."""
+def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
+    """Write the gradescope or junit results to `output` (atomically: a reader never sees half a
+    file), or to stdout when it is None."""
     if fmt == "junit":
-        text = junit(grade, lang)
+        text = junit(grade, lang, show_seed)
     else:
-        text = json.dumps(gradescope(grade, lang), ensure_ascii=False, indent=2) + "\n"
+        text = json.dumps(gradescope(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
+        return
+    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)

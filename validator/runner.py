@@ -1,12 +1,13 @@
 """Runs a learner's file in a child process (sandbox.py) and calls its functions with a time limit.
 
-The grader keeps the model and the tools: when the learner's code calls llm_call or a tool, the
-child asks over a socket and this side answers. A call that runs past its limit, or a child that
-dies, is killed and reported; the next call starts a fresh child.
+The grader keeps the model and the tools: when the learner's code calls the model or a tool, the
+child asks over a socket and this side answers (see wire.py for the messages). A call that runs
+past its limit is stopped, a child that dies is reported; a child that can't go on is replaced by a
+fresh one for the next call. Anything the child sends that is not a well-formed answerable request
+ends the call as a protocol violation: nothing it sends is executed or trusted.
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -17,12 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
+
 SANDBOX = Path(__file__).with_name("sandbox.py")
-MESSAGE_LIMIT = 8 * 1024 * 1024  # bytes in one message from the child; more is treated as abuse
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
 HUNG_AGAIN_LIMIT = 0.5  # seconds for a function that already hung once: fail fast, still check
-WHERE_STUCK_WAIT = 0.3  # seconds a hanging child gets to say where it is stuck
+WHERE_STUCK_WAIT = 0.3  # seconds a stopped child gets to say where it was and end the call
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
+TOOL_CALLS_LIMIT = 200  # tool calls in one call of the learner's: more is a runaway loop
+TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
+
+
+class Problem(Exception):
+    """A model that refuses a call raises this (or any exception with a `problem` attribute): the
+    learner's call ends with that problem. E.g. the mock's call budget, an unreachable endpoint."""
+    problem = "refused"
 
 
 @dataclass
@@ -30,70 +40,29 @@ class Outcome:
     """What one call did. Exactly one of value / error / problem describes how it ended."""
     value: object = None
     error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
-    problem: str | None = None  # hang, died, flood, missing, budget, bad_prompt,
-    # unexpected_llm, protocol, import_failed, import_hang, import_died
+    problem: str | None = None  # hang, died, flood, missing, budget, bad_prompt, unexpected_llm,
+    # protocol, import_failed, import_hang, import_died, import_flood, loads_model, ...
     detail: str = ""  # for a problem: exit status, budget, ...
     stdout: str = ""
-    unawaited: int = 0  # llm_call coroutines made but never awaited
+    unawaited: int = 0  # model-call coroutines made but never awaited
     seconds: float = 0.0
     child_ok: bool = False  # the call ended cleanly: the child can serve the next one
+    again: bool = False  # a hang at a line where an earlier call hung: the same cause
 
 
-@dataclass
-class Record:
-    """A dataclass instance from the learner's process: its class name and its fields."""
-    type: str
-    fields: dict
+class LoadingModel:
+    """Answers the model calls a file makes while it loads (a smoke test left at module level):
+    each gets a final answer at once, so the file loads and is graded; none is recorded."""
 
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["fields"][name]
-        except KeyError:
-            raise AttributeError(name) from None
+    def __init__(self, session_factory: Callable | None):
+        self.session = session_factory() if session_factory else None
+        self.used = False
 
-
-@dataclass
-class Opaque:
-    """A value that does not cross as JSON: its type name and repr()."""
-    type: str
-    text: str
-
-
-@dataclass
-class Unawaited:
-    """A coroutine returned where a value was expected: a missing `await`."""
-    name: str
-
-
-def decode(value):
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "$tuple" in value:
-        return tuple(decode(v) for v in value["$tuple"])
-    if "$dict" in value:
-        return {_hashable(decode(k)): decode(v) for k, v in value["$dict"]}
-    if "$dataclass" in value:
-        return Record(value["$dataclass"], {k: decode(v) for k, v in value["fields"].items()})
-    if "$coroutine" in value:
-        return Unawaited(value["$coroutine"])
-    return Opaque(value.get("$type", "?"), value.get("$repr", ""))
-
-
-def _printable(value):
-    """The message with each lone surrogate (text no terminal or file can hold) as a \\ud800 escape."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, list):
-        return [_printable(v) for v in value]
-    if isinstance(value, dict):
-        return {_printable(k): _printable(v) for k, v in value.items()}
-    return value
-
-
-def _hashable(key):
-    return key if isinstance(key, (str, int, float, bool, tuple, type(None))) else repr(key)
+    def __call__(self, op: str, *request):
+        self.used = True
+        if self.session is None:
+            raise Problem("no model while loading")
+        return getattr(self.session, op)(*request)
 
 
 def _limit_child():
@@ -104,23 +73,34 @@ def _limit_child():
 
 @dataclass
 class Submission:
-    """A learner's file, loaded in a child process on first use."""
+    """A learner's file, loaded in a child process on first use.
+
+    `model_function` names the file's own function that calls the model (llm_call): after loading,
+    it is replaced by one the grader answers. `loading_session` makes a model session that answers
+    model calls made while the file loads (see LoadingModel)."""
     path: Path
     import_timeout: float = 5.0
+    model_function: str | None = "llm_call"
+    loading_session: Callable | None = None
     process: subprocess.Popen | None = None
     sock: socket.socket | None = None
     import_failure: Outcome | None = None  # set once: a file that can't import never will
+    loaded_with_model_calls: bool = False  # the file called the model while it loaded
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
+    hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
     ready: bool = False  # the child has loaded the file and waits for calls
     spawned: float = 0.0  # when the child started: loading it is timed from then
-    buffer: bytes = field(default=b"", repr=False)
+    reader: LineReader = field(default_factory=LineReader, repr=False)
+    pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
 
-    def call(self, func: str, *args, timeout: float,
-             model: Callable | None = None, tools: Callable | None = None) -> Outcome:
-        """Call func(*args) in the child. `model` answers the learner's model calls: model(prompt)
-        for llm_call, model(method, path, body) -> (status, json) for the openai client. A model
-        that raises an exception with a `problem` attribute ends the call with that problem.
-        tools(name, *args, **kwargs) runs a tool the learner's code called."""
+    def call(self, func: str, *args, timeout: float, model: Callable | None = None,
+             http: Callable | None = None, tools: Callable | None = None) -> Outcome:
+        """Call func(*args) in the child, within `timeout` seconds.
+
+        model(payload) answers the learner's model function (llm_call(prompt), llm(messages));
+        http(method, path, body) -> (status, json) answers the learner's openai client;
+        tools(name, *args, **kwargs) runs a tool the learner's code called. A model that raises
+        an exception with a `problem` attribute ends the call with that problem."""
         if self.import_failure:
             return self.import_failure
         started = time.monotonic()
@@ -132,10 +112,13 @@ class Submission:
         if func in self.hung:
             timeout = min(timeout, HUNG_AGAIN_LIMIT)
         deadline = time.monotonic() + timeout
-        outcome = self._serve({"op": "call", "func": func, "args": list(args)}, deadline, model, tools)
+        request = {"op": "call", "func": func, "args": list(args),
+                   "hang_spots": [[line] for line in sorted(self.hang_spots)]}
+        answer = {"model": model, "http": http, "tool": tools}
+        outcome = self._serve(request, deadline, answer)
         outcome.seconds = time.monotonic() - started
         if outcome.problem == "hang":
-            outcome.detail, outcome.error = f"{timeout:g}", {"traceback": self._where_stuck()}
+            outcome.detail = f"{timeout:g}"
             self.hung.add(func)
         if not outcome.child_ok:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
@@ -150,44 +133,71 @@ class Submission:
             stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=_limit_child,
             env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
         child.close()
-        self.sock, self.buffer, self.ready = parent, b"", False
+        self.sock, self.reader, self.pending, self.ready = parent, LineReader(), [], False
+        self._send({"op": "load", "model_function": self.model_function})
         self.spawned = time.monotonic()
 
     def _start(self) -> Outcome | None:
-        """Wait for the child to have loaded the file; an Outcome if it never will."""
+        """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
+        made while it loads are answered by a LoadingModel; a file that loads and still fails
+        because of them is told to move them under `if __name__ == "__main__":`."""
         if self.process is None:
             self.spawn()
-        first = self._receive(self.spawned + self.import_timeout)
-        if isinstance(first, Outcome):  # hang or death while importing
-            if first.problem == "hang":
-                first.detail, first.error = f"{self.import_timeout:g}", {"traceback": self._where_stuck()}
-            first.problem = "import_" + first.problem if first.problem in ("hang", "died") else first.problem
-            self.close()
-            return first
-        if first.get("op") == "flood":  # printed without end while loading
-            self.close()
-            return Outcome(problem="import_flood", stdout=str(first.get("stdout", "")))
-        if first.get("op") == "import_failed":
-            self.close()
-            return Outcome(problem="import_failed", error=first.get("error"), stdout=first.get("stdout", ""))
-        self.ready = True
-        return None
+        loading = LoadingModel(self.loading_session)
+        deadline = self.spawned + self.import_timeout
+        while True:
+            message = self._receive(deadline)
+            if isinstance(message, Outcome):  # hang or death while importing
+                if message.problem == "hang":
+                    message.detail = f"{self.import_timeout:g}"
+                    message.error = {"traceback": self._stop()}
+                if message.problem in ("hang", "died"):
+                    message.problem = "import_" + message.problem
+                break
+            op = message.get("op")
+            if op in ("model", "http", "tool") and "id" in message:
+                self._answer_request(message, {"model": lambda *r: loading("answer", *r),
+                                               "http": lambda *r: loading("http", *r), "tool": None})
+                continue
+            if op == "ready":
+                self.ready = True
+                self.loaded_with_model_calls = loading.used
+                return None
+            if op == "flood":  # printed without end while loading
+                message = Outcome(problem="import_flood", stdout=str(message.get("stdout", "")))
+            elif op == "import_failed":
+                error = message.get("error") if isinstance(message.get("error"), dict) else {}
+                message = Outcome(problem="loads_model" if loading.used else "import_failed", error=error,
+                                  stdout=str(message.get("stdout", "")))
+            else:
+                message = Outcome(problem="protocol", detail=f"unexpected message {op!r} while loading")
+            break
+        self.close()
+        return message
 
-    def _serve(self, request, deadline, model, tools) -> Outcome:
+    def _serve(self, request, deadline, answer) -> Outcome:
         self._send(request)
         stop: Outcome | None = None  # why the model refused; from then on it refuses every call
+        tool_calls = 0
         while True:
             message = self._receive(deadline)
             if isinstance(message, Outcome):
+                if message.problem == "hang" and not stop:
+                    return self._hang()
                 return stop or message  # a loop that swallows the refusal is stopped anyway
             op = message.get("op")
-            if op in ("llm", "http"):
-                stop = stop or self._answer(message, model)
-                if stop:  # the learner's llm_call raises, so their loop unwinds: no restart needed
-                    self._send({"refuse": stop.problem})
+            if op in ("model", "http", "tool") and "id" in message:
+                if op == "tool":
+                    tool_calls += 1
+                    if tool_calls > TOOL_CALLS_LIMIT:
+                        return Outcome(problem="too_many_tool_calls", detail=str(TOOL_CALLS_LIMIT))
+                if op != "tool" and stop:
+                    self._send({"id": message["id"], "refuse": stop.problem})
+                    continue
+                refused = self._answer_request(message, answer)
+                if refused:  # the learner's call raises, so their loop unwinds: no restart needed
+                    stop = refused
                     deadline = min(deadline, time.monotonic() + REFUSAL_GRACE)
-            elif op == "tool":
-                self._send(self._run_tool(tools, message))
             elif op == "done":
                 outcome = self._finish(message)
                 if stop:
@@ -195,32 +205,35 @@ class Submission:
                 return stop or outcome
             elif op == "flood":
                 return Outcome(problem="flood", stdout=str(message.get("stdout", "")))
+            elif op == "hang_again":  # the child saw the call stuck where an earlier one hung
+                return self._hang(again=True)
             else:
                 return Outcome(problem="protocol", detail=f"unexpected message {op!r}")
 
-    def _answer(self, message, model) -> Outcome | None:
-        """Answer a model call: the learner's llm_call(prompt) (text protocol) or an HTTP request
-        from their openai client (chat protocol). An Outcome instead when the model refuses."""
-        if model is None:
-            return Outcome(problem="unexpected_llm")
-        if message["op"] == "http":
-            request = (str(message.get("method")), str(message.get("path")), str(message.get("body", "")))
-            return self._ask(model, request, lambda answer: {"status": answer[0], "body": answer[1]})
-        prompt = message.get("prompt")
-        if not isinstance(prompt, str):
-            kind = prompt.get("$type", "?") if isinstance(prompt, dict) else type(prompt).__name__
-            return Outcome(problem="bad_prompt", detail=kind)
-        return self._ask(model, (prompt,), lambda reply: {"reply": reply})
-
-    def _ask(self, model, question: tuple, wrap) -> Outcome | None:
-        try:
-            answer = model(*question)
-        except Exception as error:
-            if not hasattr(error, "problem"):  # BudgetExceeded, an unreachable endpoint: a refusal
-                raise
-            return Outcome(problem=error.problem, detail=str(error))
-        self._send(wrap(answer))
-        return None
+    def _answer_request(self, message, answer) -> Outcome | None:
+        """Answer one request of the child's; an Outcome instead when the model refuses it."""
+        op, number = message["op"], message["id"]
+        handler = answer.get(op)
+        if op == "tool":
+            self._send(dict(self._run_tool(handler, message), id=number))
+            return None
+        if handler is None:
+            refusal = Outcome(problem="unexpected_llm")
+        else:
+            try:
+                if op == "http":
+                    status, body = handler(str(message.get("method")), str(message.get("path")),
+                                           str(message.get("body", "")))
+                    self._send({"id": number, "status": status, "body": body})
+                else:
+                    self._send({"id": number, "reply": handler(decode(message.get("payload")))})
+                return None
+            except Exception as error:
+                if not hasattr(error, "problem"):  # a bug of the grader's: let it show
+                    raise
+                refusal = Outcome(problem=error.problem, detail=str(error))
+        self._send({"id": number, "refuse": refusal.problem})
+        return refusal
 
     @staticmethod
     def _run_tool(tools, message) -> dict:
@@ -229,6 +242,9 @@ class Submission:
         try:
             args = [decode(a) for a in message.get("args") or []]
             kwargs = {str(k): decode(v) for k, v in (message.get("kwargs") or {}).items()}
+            if len(repr((args, kwargs))) > TOOL_INPUT_LIMIT:
+                return {"raise": f"tool input too large (over {TOOL_INPUT_LIMIT} characters)",
+                        "type": "ValueError"}
             return {"output": tools(str(message.get("name")), *args, **kwargs)}
         except Exception as error:  # the tool's failure, told to the learner's code as an exception
             return {"raise": str(error.args[0]) if len(error.args) == 1 else str(error),
@@ -236,22 +252,52 @@ class Submission:
 
     @staticmethod
     def _finish(message) -> Outcome:
-        common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited", 0)),
+        common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited") or 0),
                       child_ok=True)
         if "missing" in message:
             return Outcome(problem="missing", detail=str(message["missing"]), **common)
-        if "error" in message:
+        if "missing_type" in message:
+            return Outcome(problem="missing_type", detail=str(message["missing_type"]), **common)
+        if "error" in message and isinstance(message["error"], dict):
             return Outcome(error=message["error"], **common)
+        if "refused" in message:  # refused by a model nobody here refused for: a forged message
+            return Outcome(problem="protocol", detail="unexpected refusal")
         return Outcome(value=decode(message.get("value")), **common)
+
+    def _hang(self, again: bool = False) -> Outcome:
+        """The call ran out of time: stop it, learn where it was stuck."""
+        outcome = Outcome(problem="hang", again=again)
+        outcome.error = {"traceback": self._stop(outcome)}
+        return outcome
+
+    def _stop(self, outcome: Outcome | None = None) -> str:
+        """Ask the child where it is stuck and to end the call; the learner's lines it names, or ""
+        if it can't say. When it ends the call cleanly, `outcome` notes that the child can go on."""
+        self._send({"op": "stop"})
+        deadline, where, done = time.monotonic() + WHERE_STUCK_WAIT, None, outcome is None
+        while (where is None or not done) and isinstance(message := self._receive(deadline), dict):
+            op = message.get("op")
+            if op == "stuck" and where is None:
+                spot = message.get("spot")
+                if isinstance(spot, list) and spot and isinstance(spot[0], int):
+                    self.hang_spots.add(spot[0])
+                where = str(message.get("where", ""))
+            elif op == "done" and not done:  # ended by the stop; usable if nothing runs on
+                done = True
+                outcome.stdout = str(message.get("stdout", ""))
+                outcome.child_ok = message.get("clean") is True and "stopped" in message
+            elif op in ("model", "http", "tool") and "id" in message:
+                self._send({"id": message["id"], "refuse": "hang"})
+        return where or ""
 
     def _send(self, message):
         try:
-            self.sock.sendall(json.dumps(message).encode() + b"\n")  # ASCII: a lone surrogate survives
+            self.sock.sendall(dump(message))
         except OSError:
             pass  # the child is gone; _receive reports how it ended
 
     def _receive(self, deadline) -> dict | Outcome:
-        while b"\n" not in self.buffer:
+        while not self.pending:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return Outcome(problem="hang")
@@ -264,26 +310,14 @@ class Submission:
                 chunk = b""
             if not chunk:
                 return Outcome(problem="died", detail=self._exit_status())
-            self.buffer += chunk
-            if len(self.buffer) > MESSAGE_LIMIT:
-                return Outcome(problem="protocol", detail="message too large")
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        try:
-            return _printable(json.loads(line))
-        except ValueError:
-            return Outcome(problem="protocol", detail="unreadable message")
-
-    def _where_stuck(self) -> str:
-        """The learner's lines where the hanging child is now, asked for before it is killed."""
-        try:
-            os.kill(self.process.pid, signal.SIGUSR1)
-        except ProcessLookupError:
-            return ""
-        deadline = time.monotonic() + WHERE_STUCK_WAIT
-        while isinstance(message := self._receive(deadline), dict):
-            if message.get("op") == "stuck":
-                return str(message.get("where", ""))
-        return ""
+            try:
+                messages = self.reader.feed(chunk)
+            except ValueError as error:
+                return Outcome(problem="protocol", detail=str(error) or "unreadable message")
+            if not all(isinstance(m, dict) for m in messages):
+                return Outcome(problem="protocol", detail="unreadable message")
+            self.pending.extend(messages)
+        return printable(self.pending.pop(0))
 
     def _exit_status(self) -> str:
         try:

@@ -1,41 +1,58 @@
 """The child process that runs a learner's file. Started by runner.py; never imported by the grader.
 
-It imports the file, then serves requests from the grader over a socket, one JSON object per line:
+It needs only this file and wire.py. Messages, one JSON object per line (see wire.py):
 
-    grader -> child   {"op": "call", "func": "react_agent", "args": [...]}
-    child  -> grader  {"op": "llm", "prompt": "..."}        the learner's code called llm_call
-    grader -> child   {"reply": "..."}   or {"refuse": why}: llm_call raises, the learner's loop unwinds
-    child  -> grader  {"op": "http", "method": "POST", "path": "/v1/chat/completions", "body": "..."}
-    grader -> child   {"status": 200, "body": {...}}            the learner's openai client called
-    child  -> grader  {"op": "tool", "name": "Weather", "args": ["北京"], "kwargs": {}}
-    grader -> child   {"output": "..."}  or   {"raise": "..."}
-    child  -> grader  {"op": "done", "value": ..., "stdout": "..."}   or   {"op": "done", "error": {...}}
+    grader -> child   {"op": "load", "model_function": "llm_call"}     import the file
+    child  -> grader  {"op": "ready"}  or  {"op": "import_failed", "error": {...}}
+    grader -> child   {"op": "call", "func": "react_agent", "args": [...], "hang_spots": [[line], ...]}
+    child  -> grader  {"op": "model", "id": 7, "payload": ...}    the learner's code called the model
+    grader -> child   {"id": 7, "reply": ...}  or {"id": 7, "refuse": why}: the call raises, the loop unwinds
+    child  -> grader  {"op": "http", "id": 8, "method": "POST", "path": "/v1/chat/completions", "body": "..."}
+    grader -> child   {"id": 8, "status": 200, "body": {...}}        the learner's openai client called
+    child  -> grader  {"op": "tool", "id": 9, "name": "Weather", "args": [...], "kwargs": {}}
+    grader -> child   {"id": 9, "output": ...}  or  {"id": 9, "raise": "...", "type": "KeyError"}
+    child  -> grader  {"op": "done", "value": ...} | {"op": "done", "error": {...}} | ... , with "stdout"
+    grader -> child   {"op": "stop"}         the call ran out of time: say where it is stuck, then end it
+    child  -> grader  {"op": "stuck", "where": "...", "spot": [line]}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
-    child  -> grader  {"op": "stuck", "where": "..."}    on SIGUSR1: where a hanging call is stuck
 
 The model and the tools answer from the grader's process, so the transcript and the score are kept
 where the learner's code cannot reach them. Only JSON crosses: nothing the child sends is executed.
+A reader thread takes every message from the grader, so learner code may call the model or tools
+from several threads or tasks at once: each request has an id and waits for its own answer.
 """
 import asyncio
 import builtins
-import dataclasses
+import ctypes
+import importlib
 import importlib.util
 import inspect
-import json
+import itertools
 import os
-import signal
+import queue
 import socket
 import sys
+import threading
+import time
 import traceback
+import types
 import warnings
+
+from wire import LineReader, dump, encode  # wire.py sits next to this file
+
+STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
+FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
+SPOT_SAMPLES = 10  # a later call seen this many times in a row (every 20 ms) at a line where an
+SAMPLE_EVERY = 0.02  # earlier call hung is hung again: ended at once, not after the full limit
+
 
 class ModelRefused(BaseException):
     """The grader's model refused (call budget spent, endpoint down). A BaseException, so that the
     learner's `except Exception` does not swallow it and their loop unwinds."""
 
 
-STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
-FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
+class CallStopped(BaseException):
+    """Raised in the learner's running call when the grader stops it (it ran out of time)."""
 
 
 class CappedText:
@@ -46,8 +63,7 @@ class CappedText:
         self.reset()
 
     def reset(self):
-        self.kept, self.dropped = [], 0
-        self.size = 0
+        self.kept, self.dropped, self.size = [], 0, 0
 
     def write(self, text):
         text = str(text)
@@ -72,146 +88,152 @@ class CappedText:
 
 
 class Channel:
-    def __init__(self, fd):
+    """The socket to the grader. A reader thread sorts what arrives: answers go to the thread that
+    asked (by id), calls go to the main thread's queue, a stop is handled at once."""
+
+    def __init__(self, fd, on_stop):
         self.sock = socket.socket(fileno=fd)
-        self.buffer = b""
+        self.send_lock = threading.Lock()
+        self.ids = itertools.count(1)
+        self.waiting: dict[int, list] = {}  # id -> [event, answer]
+        self.calls: queue.Queue = queue.Queue()
+        self.on_stop = on_stop
+        threading.Thread(target=self._read, daemon=True, name="reactlings-reader").start()
 
     def send(self, message):
-        self.sock.sendall(json.dumps(message).encode() + b"\n")  # ASCII: a lone surrogate survives
-
-    def receive(self):
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                os._exit(0)  # the grader is gone
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
+        with self.send_lock:
+            self.sock.sendall(dump(message))
 
     def ask(self, message):
-        self.send(message)
-        answer = self.receive()
+        """Send a request and wait for its own answer."""
+        number = next(self.ids)
+        slot = self.waiting[number] = [threading.Event(), None]
+        self.send(dict(message, id=number))
+        slot[0].wait()
+        answer = self.waiting.pop(number)[1]
         if "refuse" in answer:
             raise ModelRefused(answer["refuse"])
         return answer
 
+    def _read(self):
+        reader = LineReader()
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                os._exit(0)  # the grader is gone
+            for message in reader.feed(chunk):
+                slot = self.waiting.get(message.get("id"))
+                if slot is not None:
+                    slot[1] = message
+                    slot[0].set()
+                elif message.get("op") == "stop":
+                    self.on_stop()
+                else:
+                    self.calls.put(message)
+
 
 def learner_frames(error, path):
-    """The traceback of `error` cut down to the frames in the learner's file (plus the last frame)."""
-    frames = traceback.extract_tb(error.__traceback__)
-    keep = [f for f in frames if f.filename == path]
-    if frames and frames[-1] not in keep and frames[-1].filename != __file__:
-        keep.append(frames[-1])  # where it broke, in a library the learner called
-    return "".join(traceback.format_list(keep))
+    """The learner's frames of `error` and of the exceptions it came from (a StopIteration that
+    became a RuntimeError, say): only lines of the learner's file, oldest first."""
+    frames, seen, current = [], set(), error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        mine = [f for f in traceback.extract_tb(current.__traceback__) if f.filename == path]
+        frames = mine + [f for f in frames if (f.lineno, f.name) not in {(m.lineno, m.name) for m in mine}]
+        current = current.__cause__ or current.__context__
+    return "".join(traceback.format_list(frames))
 
 
 def describe(error, path):
-    return {"type": type(error).__name__, "message": str(error), "traceback": learner_frames(error, path)}
+    try:
+        message = str(error)
+    except Exception:
+        message = f"<str() of {type(error).__name__} raised>"
+    return {"type": type(error).__name__, "message": message, "traceback": learner_frames(error, path),
+            "chain": _chain(error)}
 
 
-def encode(value, depth=0):
-    """A learner's return value as JSON. Tuples, dataclasses and coroutines keep their kind."""
-    if depth > 20:
-        return {"$repr": "…", "$type": type(value).__name__}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, tuple):
-        return {"$tuple": [encode(v, depth + 1) for v in value]}
-    if isinstance(value, list):
-        return [encode(v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: encode(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
-        return {"$dataclass": type(value).__name__, "fields": fields}
-    if inspect.iscoroutine(value):
-        value.close()
-        return {"$coroutine": value.__qualname__}
-    return {"$repr": repr(value)[:300], "$type": type(value).__name__}
+def _chain(error):
+    """The exceptions this one came from, as 'Type: message' (StopIteration -> RuntimeError)."""
+    chain, seen, current = [], {id(error)}, error.__cause__ or error.__context__
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        chain.append(f"{type(current).__name__}: {current}")
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 class Child:
-    def __init__(self, channel, path):
-        self.channel, self.path = channel, path
+    def __init__(self, channel, path, output):
+        self.channel, self.path, self.output = channel, path, output
         self.module = None
-        self.created = self.awaited = 0  # llm_call coroutines made / actually awaited
+        self.created = self.awaited = 0  # model-call coroutines made / actually awaited
+        self.loop = None  # the event loop of the running call, to say where its tasks wait
+        self.running = False
+        self.hang_spots: set[int] = set()
+        self.stopped = False
 
-    def load(self):
-        self.route_mock_to_grader()
+    # ------------------------------------------------------------ loading the file
+
+    def load(self, request):
+        install_mock_stubs(self)
         spec = importlib.util.spec_from_file_location("submission", self.path)
         self.module = importlib.util.module_from_spec(spec)
         sys.modules["submission"] = self.module
         spec.loader.exec_module(self.module)
-        # The learner's own names for the model, replaced after import: llm_call is counted (a
-        # missing await is then named), and an openai client made some other way still reaches us.
-        if hasattr(self.module, "llm_call"):
-            self.module.llm_call = self.llm_call
-        if type(getattr(self.module, "client", None)).__module__.startswith("openai"):
-            self.module.client = self.forwarding_client()
+        # After import, the learner's own names for the model: the lesson's model function is
+        # counted (a missing await is then named), and an openai client made any way reaches us.
+        name = request.get("model_function")
+        if name and callable(getattr(self.module, name, None)):
+            setattr(self.module, name, self.counted_model_call(inspect.iscoroutinefunction(getattr(self.module, name))))
+        for attr, value in list(vars(self.module).items()):
+            if type(value).__module__.startswith("openai") and type(value).__name__ == "OpenAI":
+                setattr(self.module, attr, self.forwarding_client())
 
-    def route_mock_to_grader(self):
-        """Templates reach the kit's mock through mock_llm.reply and mock_llm.http.openai_client.
-        Replaced before the learner's file loads, every path to the model, under whatever name the
-        learner keeps it, ends at the grader's mock session."""
-        import mock_llm
-        import mock_llm.http
-        mock_llm.reply = self.reply_via_grader
-        mock_llm.http.openai_client = lambda *args, **kwargs: self.forwarding_client()
+    # ------------------------------------------------------------ the model and the tools
 
-    def ask_model(self, prompt):
-        """The grader's model's reply to a prompt (a non-str prompt is described, for the message)."""
-        sent = prompt if isinstance(prompt, str) else {"$type": type(prompt).__name__,
-                                                       "$repr": repr(prompt)[:300]}
-        return self.channel.ask({"op": "llm", "prompt": sent})["reply"]
+    def ask_model(self, payload):
+        return self.channel.ask({"op": "model", "payload": encode(payload)})["reply"]
 
-    def reply_via_grader(self, lesson, prompt):
+    def plain_model_call(self, lesson, payload):
         self.created += 1
         self.awaited += 1
-        return self.ask_model(prompt)
+        return self.ask_model(payload)
 
-    def llm_call(self, prompt, *args, **kwargs):
-        # A plain function returning a coroutine, so a missing `await` can be counted and named.
-        self.created += 1
-
-        async def call():
+    def counted_model_call(self, is_async):
+        def call(payload, *args, **kwargs):
+            self.created += 1
             self.awaited += 1
-            return self.ask_model(prompt)
+            return self.ask_model(payload)
 
-        return call()
+        def call_async(payload, *args, **kwargs):
+            # A plain function returning a coroutine, so a missing `await` can be counted and named.
+            self.created += 1
+
+            async def model_call():
+                self.awaited += 1
+                return self.ask_model(payload)
+
+            return model_call()
+
+        return call_async if is_async else call
 
     def proxy_tool(self, name):
         def run(*args, **kwargs):
             answer = self.channel.ask({"op": "tool", "name": name, "args": [encode(a) for a in args],
-                                       "kwargs": {k: encode(v) for k, v in kwargs.items()}})
+                                       "kwargs": {str(k): encode(v) for k, v in kwargs.items()}})
             if "raise" in answer:  # the tool's own exception type, when it is a built-in one
                 kind = getattr(builtins, str(answer.get("type")), None)
                 usable = isinstance(kind, type) and issubclass(kind, Exception)
                 raise (kind if usable else RuntimeError)(answer["raise"])
             return answer["output"]
-        run.__name__ = name
+        run.__name__ = run.__qualname__ = name
         return run
 
-    def decode(self, value):
-        """Arguments from the grader that become the file's own objects: tools that call back into
-        the grader ({"$tools": ...} as Tool objects, {"$registry": ...} as a name -> function dict),
-        {"$steps": ...} as AgentStep objects, {"$completion": ...} as an openai ChatCompletion."""
-        if isinstance(value, list):
-            return [self.decode(v) for v in value]
-        if not isinstance(value, dict):
-            return value
-        if "$tools" in value:
-            return [self.module.Tool(t["name"], t["description"], self.proxy_tool(t["name"]))
-                    for t in value["$tools"]]
-        if "$registry" in value:
-            return {name: self.proxy_tool(name) for name in value["$registry"]}
-        if "$steps" in value:
-            return [self.module.AgentStep(**step) for step in value["$steps"]]
-        if "$completion" in value:
-            from openai.types.chat import ChatCompletion
-            return ChatCompletion.model_validate(value["$completion"])
-        return value
-
-    def forwarding_client(self):
+    def forwarding_client(self, *args, **kwargs):
         """An openai.OpenAI client whose every request is answered by the grader (the mock model, or
         the real endpoint in --live mode): the learner's code is what it would be for a provider."""
         import httpx2
@@ -225,57 +247,165 @@ class Child:
         return openai.OpenAI(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1",
                              max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(transport)))
 
-    def call(self, request, output):
-        output.reset()
+    def build(self, value):
+        """Arguments from the grader, with the objects they describe built here (see wire.py)."""
+        if isinstance(value, list):
+            return [self.build(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if "$tool" in value:
+            return self.proxy_tool(str(value["$tool"]))
+        if "$dict" in value:
+            return {self.build(k): self.build(v) for k, v in value["$dict"]}
+        if "$tuple" in value:
+            return tuple(self.build(v) for v in value["$tuple"])
+        if "$new" in value:
+            kind = getattr(self.module, str(value["$new"]), None)
+            if not isinstance(kind, type):
+                raise LessonTypeMissing(str(value["$new"]))
+            return kind(*self.build(value.get("args", [])),
+                        **{k: self.build(v) for k, v in value.get("kwargs", {}).items()})
+        if "$model" in value:
+            module_name, _, class_name = str(value["$model"]).partition(":")
+            if not module_name.startswith("openai."):
+                raise ValueError(f"not a library type the grader may build: {value['$model']}")
+            return getattr(importlib.import_module(module_name), class_name).model_validate(value["data"])
+        return {k: self.build(v) for k, v in value.items()}
+
+    # ------------------------------------------------------------ one call
+
+    def call(self, request):
+        self.output.reset()
         self.created = self.awaited = 0
+        self.hang_spots = {int(spot[0]) for spot in request.get("hang_spots", [])}
+        self.stopped = False
         try:
             function = getattr(self.module, request["func"], None)
             if not callable(function):
                 return {"op": "done", "missing": request["func"], "stdout": "", "unawaited": 0}
-            result = function(*self.decode(request["args"]))
-            if inspect.iscoroutine(result) and result.__qualname__ != "Child.llm_call.<locals>.call":
-                result = asyncio.run(result)
+            args = self.build(request["args"])
+            self.running = True
+            if self.hang_spots:
+                threading.Thread(target=self.watch, args=(threading.main_thread(),), daemon=True).start()
+            result = function(*args)
+            if inspect.iscoroutine(result) and result.__qualname__ != "Child.counted_model_call.<locals>.call_async.<locals>.model_call":
+                result = asyncio.run(self.tracked(result))
             reply = {"value": encode(result)}
+        except LessonTypeMissing as missing:
+            reply = {"missing_type": missing.args[0]}
         except ModelRefused as refused:
             reply = {"refused": str(refused)}
+        except CallStopped:
+            reply = {"stopped": True}
         except BaseException as error:  # SystemExit and KeyboardInterrupt are learner errors here
-            reply = {"error": describe(error, self.path)}
-        reply.update(op="done", stdout=output.text(), unawaited=self.created - self.awaited)
+            reply = {"stopped": True} if self.stopped else {"error": describe(error, self.path)}
+        finally:
+            self.running = False
+        if self.stopped:  # the learner's code caught the stop: it still ran out of time
+            reply = {"stopped": True}
+        learner_threads = [t for t in threading.enumerate()
+                           if t is not threading.main_thread() and not t.name.startswith("reactlings-")]
+        reply.update(op="done", stdout=self.output.text(), unawaited=self.created - self.awaited,
+                     clean=not (self.stopped and learner_threads))
         return reply
 
+    async def tracked(self, coroutine):
+        self.loop = asyncio.get_running_loop()
+        return await coroutine
 
-def where_stuck(frame, path):
-    """The learner's frames where the code is now: the interrupted stack, or, when asyncio's loop
-    is waiting, the suspended coroutines of its tasks."""
-    frames = traceback.extract_stack(frame)
-    loop = asyncio._get_running_loop()
-    for task in asyncio.all_tasks(loop) if loop else ():
-        for suspended in task.get_stack():
-            frames.extend(traceback.extract_stack(suspended, limit=1))
-    mine = [f for f in frames if f.filename == path]
-    unique = [f for i, f in enumerate(mine) if (f.lineno, f.name) not in {(g.lineno, g.name) for g in mine[:i]}]
-    return "".join(traceback.format_list(unique))  # a running task's frame is on the stack too
+    # ------------------------------------------------------------ a call that runs out of time
+
+    def stop(self):
+        """The grader's time limit passed: say where the code is, then end the call."""
+        where, spot = self.where_stuck()
+        self.channel.send({"op": "stuck", "where": where, "spot": spot})
+        if self.running:
+            self.stopped = True
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.main_thread().ident),
+                                                       ctypes.py_object(CallStopped))
+
+    def where_stuck(self):
+        """The learner's lines where the code is now: every thread's stack, and the suspended
+        coroutines of the call's event loop. Also the innermost line, to know this hang again."""
+        frames, innermost = [], None
+        for ident, frame in sys._current_frames().items():
+            if ident == threading.get_ident():
+                continue
+            stack = [f for f in traceback.extract_stack(frame) if f.filename == self.path]
+            if ident == threading.main_thread().ident and stack:
+                innermost = stack[-1].lineno
+            frames.extend(stack)
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            for task in list(asyncio.all_tasks(loop)):
+                awaiting = task.get_coro()
+                while awaiting is not None:  # the chain of coroutines awaiting one another
+                    frame = getattr(awaiting, "cr_frame", None) or getattr(awaiting, "gi_frame", None)
+                    if frame is not None:
+                        frames.extend(f for f in traceback.extract_stack(frame, limit=1)
+                                      if f.filename == self.path)
+                    awaiting = getattr(awaiting, "cr_await", None) or getattr(awaiting, "gi_yieldfrom", None)
+        unique = []
+        for f in frames:
+            if (f.lineno, f.name) not in {(g.lineno, g.name) for g in unique}:
+                unique.append(f)
+        return "".join(traceback.format_list(unique)), [innermost] if innermost else []
+
+    def watch(self, thread):
+        """While a call runs: if the main thread sits at a line where an earlier call hung, for
+        SPOT_SAMPLES samples in a row, it is the same hang: stop it now."""
+        seen = 0
+        while self.running and not self.stopped:
+            time.sleep(SAMPLE_EVERY)
+            frame = sys._current_frames().get(thread.ident)
+            line = None
+            while frame is not None:
+                if frame.f_code.co_filename == self.path:
+                    line = frame.f_lineno
+                    break
+                frame = frame.f_back
+            seen = seen + 1 if line in self.hang_spots else 0
+            if seen >= SPOT_SAMPLES and self.running:
+                self.channel.send({"op": "hang_again"})  # the grader answers with a stop
+                return
+
+
+class LessonTypeMissing(Exception):
+    """The checks build a class (Tool, AgentStep, …) that the learner's file does not define."""
+
+
+def install_mock_stubs(child):
+    """The kit's `mock_llm` as the learner's file sees it: every way a template reaches the model
+    (mock_llm.reply, mock_llm.http.openai_client) ends at the grader. Installed in sys.modules
+    before the file loads, so no folder of the submission's can shadow it."""
+    package = types.ModuleType("mock_llm")
+    package.__path__ = []  # a package, so `import mock_llm.http` finds the submodule below
+    package.reply = child.plain_model_call
+    http = types.ModuleType("mock_llm.http")
+    http.openai_client = child.forwarding_client
+    http.MOCK_BASE_URL = "http://grader.invalid/v1"
+    package.http = http
+    sys.modules.update({"mock_llm": package, "mock_llm.http": http})
 
 
 def main():
     fd, path = int(sys.argv[1]), os.path.abspath(sys.argv[2])
     sys.path[0] = os.path.dirname(path)  # imports resolve as when the learner runs the file
-    sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # mock_llm
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
-    channel = Channel(fd)
+    child = None
+    channel = Channel(fd, on_stop=lambda: child.stop())
 
     def flood(printed):
         channel.send({"op": "flood", "stdout": printed})
         os._exit(0)
 
-    # Before it stops a call that hangs, the grader asks where it is stuck (SIGUSR1).
-    signal.signal(signal.SIGUSR1, lambda signum, frame: channel.send(
-        {"op": "stuck", "where": where_stuck(frame, path)}))
     output = CappedText(on_flood=flood)
     sys.stdout = sys.stderr = output
-    child = Child(channel, path)
+    child = Child(channel, path, output)
+    request = channel.calls.get()
     try:
-        child.load()
+        child.running = True
+        child.load(request)
     except SyntaxError as error:
         channel.send({"op": "import_failed", "stdout": output.text(), "error": {
             "type": type(error).__name__, "message": error.msg, "line": error.lineno,
@@ -284,9 +414,11 @@ def main():
     except BaseException as error:
         channel.send({"op": "import_failed", "stdout": output.text(), "error": describe(error, path)})
         return
+    finally:
+        child.running = False
     channel.send({"op": "ready"})
     while True:
-        channel.send(child.call(channel.receive(), output))
+        channel.send(child.call(channel.calls.get()))
 
 
 if __name__ == "__main__":

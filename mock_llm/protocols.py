@@ -1,0 +1,98 @@
+"""How a lesson's model talks: one entry per protocol, and what every mock session has in common.
+
+A lesson's scenarios.yaml names its protocol (`protocol: text`); the name is looked up here when
+the lesson loads, so a misspelt name is an error, never a silent default. Each protocol is a
+Session class that answers the learner's model calls in a graded run:
+
+    text       llm_call(prompt) -> "Thought: … Action: … Action Input: …"    (text_react.py)
+    decisions  llm(messages)    -> {"type": "tool", "name": …, "args": {…}}   (decisions.py)
+    chat       client.chat.completions.create(…) over HTTP -> tool_calls    (chat.py)
+
+A session answers `answer(payload)` (the learner's model function was called with payload) or
+`http(method, path, body)` (the learner's openai client sent a request); each exchange it records
+has `texts(shown)`, which the report uses to show the trace. `over_http` gives the Chat
+Completions face of a session, for the mock server and for day12-style clients.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .scenarios import Scenario, ScenarioError
+
+
+class Refusal(Exception):
+    """The model will not answer: the learner's call ends with `problem` (see validator/runner.py)."""
+    problem = "refused"
+
+
+class BudgetExceeded(Refusal):
+    """The agent called the model more often than the lesson's budget allows."""
+    problem = "budget"
+
+
+class BadPayload(Refusal):
+    """The learner's code called the model with something it cannot read (a list for a prompt)."""
+    problem = "bad_prompt"
+
+
+class WrongEntry(Refusal):
+    """The model was called the way another protocol is (llm_call in an openai-client lesson)."""
+    problem = "unexpected_llm"
+
+
+@dataclass
+class Session:
+    """One agent run against one scenario: answers the model calls, records each exchange."""
+    scenario: Scenario
+    seed: int = 0
+    budget: int = 25
+    transcript: list = field(default_factory=list)
+
+    def spend(self) -> None:
+        """Count one model call; past the budget the model refuses (the loop has no step limit)."""
+        if len(self.transcript) >= self.budget:
+            raise BudgetExceeded(f"more than {self.budget} model calls")
+
+    def answer(self, payload):
+        raise WrongEntry("this lesson's model is reached through the openai client")
+
+    def http(self, method: str, path: str, body: str):
+        raise WrongEntry("this lesson's model is reached through its model function, not HTTP")
+
+    @classmethod
+    def over_http(cls, scenario: Scenario, seed: int, budget: int):
+        """A Chat Completions session that writes this protocol's replies as message content."""
+        from .chat import ChatSession
+        inner = cls(scenario, seed, budget)
+        return ChatSession(scenario, seed, budget, writer=inner.write_content)
+
+    def write_content(self, messages: list[dict]) -> str:
+        raise NotImplementedError
+
+
+def message_text(content) -> str:
+    """A chat message's content as text: a string, or the text parts of a list of content parts."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return "" if content is None else str(content)
+
+
+PROTOCOLS: dict[str, type[Session]] = {}
+
+
+def protocol(name: str) -> type[Session]:
+    """The Session class of a protocol; ScenarioError naming the known ones for any other name."""
+    _register()
+    if name not in PROTOCOLS:
+        known = ", ".join(sorted(PROTOCOLS))
+        raise ScenarioError(f"unknown protocol {name!r} (known: {known})" if name else
+                            f"no `protocol:` named (one of {known})")
+    return PROTOCOLS[name]
+
+
+def _register() -> None:
+    if not PROTOCOLS:  # imported late: each protocol module imports this one
+        from .chat import ChatSession
+        from .decisions import DecisionSession
+        from .text_react import TextReactSession
+        PROTOCOLS.update(text=TextReactSession, decisions=DecisionSession, chat=ChatSession)

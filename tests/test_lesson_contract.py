@@ -1,0 +1,90 @@
+"""The lesson contract: a lesson is a folder plus its YAML, graded without any edit to the core.
+
+tests/lessons/day99_throwaway is such a lesson, with its own tool, its own data and the
+JSON-decision protocol. It is copied to a temporary folder, its exercise file is made from its
+solution, and both are graded with `python validate.py <folder>`, as a user would.
+"""
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from validator.lessons import LessonError, load_lesson
+from validator.templates import make_template
+
+ROOT = Path(__file__).resolve().parent.parent
+THROWAWAY = ROOT / "tests" / "lessons" / "day99_throwaway"
+
+
+@pytest.fixture
+def lesson_folder(tmp_path):
+    folder = tmp_path / "day99_throwaway"
+    shutil.copytree(THROWAWAY, folder)
+    lesson = load_lesson(str(folder))
+    lesson.exercise.write_text(make_template(lesson.solution.read_text(encoding="utf-8"), lesson),
+                               encoding="utf-8")
+    return folder
+
+
+def grade(*args) -> tuple[int, dict]:
+    done = subprocess.run([sys.executable, "validate.py", *args, "--format", "gradescope"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("seed", ["0", "5"])
+def test_a_lesson_from_any_folder_grades_its_solution_in_full(lesson_folder, seed):
+    status, report = grade(str(lesson_folder), "--solution", "--seed", seed)
+    assert (status, report["score"], report["max_score"]) == (0, 3, 3), report
+
+
+def test_and_its_template_scores_nothing(lesson_folder):
+    status, report = grade(str(lesson_folder))
+    assert (status, report["score"]) == (1, 0)
+    assert all("not implemented yet (TODO 1." in test["output"] for test in report["tests"])
+
+
+def test_an_unknown_protocol_is_an_error_when_the_lesson_loads(lesson_folder):
+    scenarios = lesson_folder / "scenarios.yaml"
+    scenarios.write_text(scenarios.read_text(encoding="utf-8").replace("decisions", "decision"),
+                         encoding="utf-8")
+    with pytest.raises(LessonError, match="unknown protocol 'decision'.*chat, decisions, text"):
+        load_lesson(str(lesson_folder))
+    done = subprocess.run([sys.executable, "validate.py", str(lesson_folder)], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "unknown protocol" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_checks_that_build_an_undeclared_learner_type_say_so(lesson_folder):
+    checks = lesson_folder / "checks.py"
+    checks.write_text(checks.read_text(encoding="utf-8").replace(
+        'registry_arg(["km_to_miles"]), "km_to_miles"',
+        'learner_object("Tool", "x"), "km_to_miles"').replace(
+        "import check,", "import learner_object, check,"), encoding="utf-8")
+    status, report = grade(str(lesson_folder), "--solution")
+    first = report["tests"][0]
+    assert first["status"] == "failed" and "types:" in first["output"]
+
+
+LESSON_CHECKS = sorted((ROOT / "lessons").glob("*/checks.py")) + [THROWAWAY / "checks.py"]
+
+
+@pytest.mark.parametrize("path", LESSON_CHECKS, ids=lambda p: p.parent.name)
+def test_checks_import_only_the_authoring_api(path):
+    """Checks see the kit through validator.checking alone, so the core can change under them."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+        elif isinstance(node, ast.Import):
+            module = node.names[0].name
+        else:
+            continue
+        top = module.split(".")[0]
+        assert module == "validator.checking" or top not in ("validator", "mock_llm"), (
+            f"{path.parent.name}/checks.py imports {module}")
