@@ -54,6 +54,9 @@ def main() -> None:
             "CPU loop in react_agent (8 hangs)": grade + [str(variant(
                 folder, "cpu_loop", "    steps: list[AgentStep] = []\n",
                 "    steps: list[AgentStep] = []\n    while True:\n        pass\n"))],
+            "CPU loop in the parser (hit by 12 checks)": grade + [str(variant(
+                folder, "parser_loop", "def parse_react_response(response: str) -> tuple[str, str, str]:\n",
+                "def parse_react_response(response: str) -> tuple[str, str, str]:\n    while True:\n        pass\n"))],
         }
         baseline = median_seconds([sys.executable, "-c", "pass"], runs * 2)
         print(f"baseline `python -c pass`: {baseline * 1000:.0f} ms (median of {runs * 2})")

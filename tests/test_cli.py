@@ -158,14 +158,12 @@ def test_results_are_deterministic(partial):
 
 def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
     (tmp_path / "seed").write_text("3\n", encoding="utf-8")
-    on_command_line = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
-    from_file = validate("day06", "--file", str(partial), "--seed-file", str(tmp_path / "seed"),
-                         "--format", "gradescope")
-    from_env = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), "--format",
-                               "gradescope"], cwd=ROOT, capture_output=True, text=True,
-                              env={**os.environ, "REACTLINGS_SEED": "3"})
-    assert on_command_line.stdout == from_file.stdout == from_env.stdout
-    assert on_command_line.stdout != validate("day06", "--file", str(partial), "--format", "gradescope").stdout
+    args = ("day06", "--file", str(partial), "--format", "gradescope", "--show-seed")
+    from_file = validate(*args, "--seed-file", str(tmp_path / "seed"))
+    from_env = subprocess.run([sys.executable, "validate.py", *args], cwd=ROOT, capture_output=True,
+                              text=True, env={**os.environ, "REACTLINGS_SEED": "3"})
+    assert from_file.stdout == from_env.stdout == validate(*args, "--seed", "3").stdout
+    assert json.loads(from_file.stdout)["output"].endswith("(seed 3)")
 
 
 @pytest.mark.parametrize("content", ["", "seven\n"])

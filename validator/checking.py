@@ -28,6 +28,9 @@ __all__ = ["AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "calc
            "registry_arg", "shown", "steps_arg", "tool_arg", "tools_arg"]
 
 
+LOAD_FAILURE = "the file does not load"  # the cause of every failure when the file can't load
+
+
 def check(todo: str, points: int, en: str, zh: str):
     """Tag a check with its TODO, its points and its title in both languages."""
     return pytest.mark.todo(todo, points=points, title={"en": en, "zh": zh})
@@ -192,7 +195,7 @@ class Learner:
                            type=error.get("type", ""), message=error.get("message", ""),
                            line=error.get("line", "?"), text=error.get("text", ""))
             if key.startswith("import_") or key == "loads_model":
-                failure.cause = "the file does not load"
+                failure.cause = LOAD_FAILURE
             elif key == "hang" and error.get("traceback"):
                 failure.cause = "hang at " + error["traceback"]
             raise failure

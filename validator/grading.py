@@ -108,8 +108,8 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path) -> Submissio
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
     protocol, so the file still loads and is graded."""
-    loading = Scenario("loading", "", [], "(the grader does not answer model calls while your file "
-                       "loads; put them under `if __name__ == \"__main__\":`)", [], repeat=False)
+    loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
+                       [], repeat=False)
     return Submission(path, model_function=lesson.model_function,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 

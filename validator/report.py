@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from .checking import LOAD_FAILURE
 from .grading import CheckResult, Grade
 from .lessons import say
 
@@ -94,7 +95,8 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
                     console.print(Text(_indent(f"{say('report_output', lang)}\n{shown}", 6), style="dim"))
             if trace:
                 print_runs(console, check.runs, lang)
-        if got < total:
+        unloaded = all(c.failure and c.failure.cause == LOAD_FAILURE for c in checks if not c.passed)
+        if got < total and not unloaded:  # a hint can't help while the file does not load
             console.print(Text(_indent(f"{say('report_hint', lang)}{todo.hint[lang]}", 2), style="yellow"))
     console.print()
     console.print(Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold"))

@@ -30,9 +30,10 @@ TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 
 
 class Problem(Exception):
-    """A model that refuses a call raises this (or any exception with a `problem` attribute): the
-    learner's call ends with that problem. E.g. the mock's call budget, an unreachable endpoint."""
-    problem = "refused"
+    """A request the grader will not answer: the learner's call ends as a protocol violation. (A
+    model that refuses a call raises any exception with a `problem` attribute, such as the mock's
+    BudgetExceeded; the call then ends with that problem.)"""
+    problem = "protocol"
 
 
 @dataclass
@@ -226,7 +227,11 @@ class Submission:
                                            str(message.get("body", "")))
                     self._send({"id": number, "status": status, "body": body})
                 else:
-                    self._send({"id": number, "reply": handler(decode(message.get("payload")))})
+                    try:
+                        payload = decode(message.get("payload"))
+                    except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+                        raise Problem("malformed request") from None
+                    self._send({"id": number, "reply": handler(payload)})
                 return None
             except Exception as error:
                 if not hasattr(error, "problem"):  # a bug of the grader's: let it show
@@ -252,6 +257,13 @@ class Submission:
 
     @staticmethod
     def _finish(message) -> Outcome:
+        try:
+            return Submission._read_done(message)
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+            return Outcome(problem="protocol", detail="malformed result")
+
+    @staticmethod
+    def _read_done(message) -> Outcome:
         common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited") or 0),
                       child_ok=True)
         if "missing" in message:

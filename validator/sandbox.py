@@ -42,8 +42,8 @@ from wire import LineReader, dump, encode  # wire.py sits next to this file
 
 STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
 FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
-SPOT_SAMPLES = 10  # a later call seen this many times in a row (every 20 ms) at a line where an
-SAMPLE_EVERY = 0.02  # earlier call hung is hung again: ended at once, not after the full limit
+SPOT_SAMPLES = 8  # a later call seen this many times in a row (every 15 ms) at a line where an
+SAMPLE_EVERY = 0.015  # earlier call hung is hung again: ended at once, not after the full limit
 
 
 class ModelRefused(BaseException):

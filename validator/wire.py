@@ -23,7 +23,7 @@ import inspect
 import json
 from dataclasses import dataclass
 
-MESSAGE_LIMIT = 8 * 1024 * 1024  # bytes in one message; more is abuse
+MESSAGE_LIMIT = 1024 * 1024  # bytes in one message (a prompt is a few kB); more is abuse
 
 
 def dump(message: dict) -> bytes:
