@@ -13,8 +13,8 @@ prompt is instructions, not history: only the occurrences beyond those count.
 Layouts: a label may carry Markdown (`**Observation:** 13`, `- Action: …`), a step number
 (`Action 1: …`), a full-width colon (`Action：…`). An observation runs on to the next lines until a
 blank line, another label, or a line that frames the steps rather than belongs to one: a separator
-(`---`, `===`, `***`, `___`, `- - -`), a code fence, a lone tag (`</step>`), a heading (`## Step 2`,
-`Step 2:`, `第 2 步：`).
+(`---`, `===`, `***`, `___`, `- - -`, `=== Step 2 ===`), a code fence, a lone tag (`</step>`), a
+heading (`## Step 2`, `Step 2:`, `第 2 步：`).
 
 Like a real model without a stop sequence, the mock writes on after its request: when it asks for
 the Calculator it adds the Observation it imagines (the numbers combined left to right, so
@@ -43,7 +43,7 @@ FINAL_ANSWER = re.compile(_KEY.format(r"Final[ _]?Answer"), re.IGNORECASE)
 
 # Lines that frame the steps rather than belong to one. Each ends an observation that would
 # otherwise run on into it.
-RULE = re.compile(r"^\s*([-=*_~#+.·•—–─━═])(?:\s*\1){2,}\s*$")  # ---, ===, ***, ___, - - -, ─────
+RULE = re.compile(r"^\s*([-=*_~#+—–─━═])(?:\1{2,}|(?:\s*\1){2,}\s*$)")  # ---, === Step 2 ===, - - -
 FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")  # ``` or ```text
 TAG = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*$")  # <step>, </history>
 HEADING = re.compile(
@@ -88,14 +88,17 @@ def read_steps(prompt: str) -> list[Step]:
     steps = []
     for i, line in enumerate(lines):
         action = ACTION.match(line)
-        if not action:
-            continue
-        following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        given = ACTION_INPUT.match(lines[following]) if following is not None else None
-        if given:
-            steps.append(Step(action.group(1).strip(), given.group(1).strip(),
-                              _observation_after(lines, following + 1), i))
+        found = _input_after(lines, i) if action else None
+        if found:
+            steps.append(Step(action.group(1).strip(), found[1], _observation_after(lines, found[0] + 1), i))
     return steps
+
+
+def _input_after(lines: list[str], action: int) -> tuple[int, str] | None:
+    """(where it is, its text) of the Action Input on the next non-blank line after an Action line."""
+    following = next((j for j in range(action + 1, len(lines)) if lines[j].strip()), None)
+    given = ACTION_INPUT.match(lines[following]) if following is not None else None
+    return (following, given.group(1).strip()) if given else None
 
 
 def find_observations(prompt: str, tool: str, tool_input: str) -> list[str]:
@@ -164,12 +167,9 @@ def _request_line(lines: list[str]) -> tuple[int, str, str] | None:
         if FINAL_ANSWER.match(line):
             return None
         action = ACTION.match(line)
-        if not action:
-            continue
-        following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        given = ACTION_INPUT.match(lines[following]) if following is not None else None
-        if given:
-            return following, action.group(1).strip(), given.group(1).strip()
+        found = _input_after(lines, i) if action else None
+        if found:
+            return found[0], action.group(1).strip(), found[1]
     return None
 
 

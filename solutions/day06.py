@@ -10,6 +10,9 @@ the result back into the next prompt as an Observation:
     Thought: I now know the final answer
     Final Answer: 3 + 5 * 2 = 13        <- the only normal way out of the loop
 
+Only your code writes an Observation. A model often writes on after its Action Input anyway, with an
+Observation it made up (the mock does too): the reply ends at its first Action Input line.
+
 Fill in the five TODOs, then run `python validate.py day06`. Run this file itself to watch your
 agent work: `python lessons/day06/day06.py`.
 """
@@ -133,7 +136,7 @@ def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep
     """TODO 2.1 — the whole prompt: instructions, the tool list, every step so far, the question.
 
     The model remembers nothing between calls: the steps you write here are all it knows of what
-    it already did.
+    it already did, and the question must be in every prompt, not only the first.
     """
     # BEGIN SOLUTION
     history = "".join(
@@ -162,15 +165,23 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input).
 
     On a Final Answer, action is "" and action_input holds the whole answer (it may span lines).
+
+    A model asking for a tool should stop after its Action Input line, but it often writes on: an
+    Observation it made up (no tool has run yet), even a second Thought / Action / Action Input.
+    None of that counts. The reply ends at its first Action Input line, so the first Action wins,
+    and its input is that one line.
     """
     # BEGIN SOLUTION
+    request = re.search(r"^Action Input:.*$", response, re.MULTILINE)
+    if request:  # the end of what the model may say: everything after it is made up
+        response = response[:request.end()]
     thought = re.search(r"Thought:\s*(.*)", response)
     thought = thought.group(1).strip() if thought else ""
     final = re.search(r"Final Answer:\s*(.*)", response, re.DOTALL)
     if final:
         return thought, "", final.group(1).strip()
     action = re.search(r"Action:\s*(.*)", response)
-    action_input = re.search(r"Action Input:\s*(.*)", response)
+    action_input = re.search(r"Action Input:[ \t]*(.*)", response)
     return (thought,
             action.group(1).strip() if action else "",
             action_input.group(1).strip() if action_input else "")

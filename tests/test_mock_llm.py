@@ -11,6 +11,8 @@ import mock_llm
 import mock_llm.tools
 from mock_llm import BudgetExceeded, ScenarioError, TextReactSession, load_world
 from mock_llm.tools import calculate
+from mock_llm.text_react import (find_observations, imagined, read_final, read_request, read_steps,
+                                 written_after_request)
 
 WORLD = load_world("day06")
 CALC_Q = "What is 3 + 5 * 2?"
@@ -212,6 +214,101 @@ def test_observation_stops_at_a_chinese_key_line():
     assert parsed(mock.reply(prompt)) == {"Final Answer": "3 + 5 * 2 = 13"}
 
 
+@pytest.mark.parametrize("boundary", [
+    "---", "===", "***", "___", "----------------", "- - -", "* * *", "  ===  ", "──────",
+    "=== Step 2 ===", "----- next step -----",
+    "```", "```text", "</step>", "<step>", "## Step 2", "Step 2:", "**Step 2**", "Round 2",
+    "第 2 步：", "步骤 2", "Steps so far:",
+])
+def test_a_separator_or_heading_ends_an_observation(boundary):
+    # The history of a correct agent that frames its steps; the separator is not part of the result.
+    history = (step("Weather", "北京", "sunny, 25°C") + boundary + "\n"
+               + step("Calculator", "25 * 9 / 5 + 32", "77") + boundary + "\n")
+    assert find_observations(history, "Weather", "北京") == ["sunny, 25°C"]
+    assert find_observations(history, "Calculator", "25 * 9 / 5 + 32") == ["77"]
+    mock = session("fahrenheit")
+    prompt = f"Question: {FAHRENHEIT_Q}\n"
+    mock.reply(prompt)
+    answer = parsed(mock.reply(prompt + history))["Final Answer"]
+    assert answer == ("It is 77°F in 北京 today.\n"
+                      "(Weather report: sunny, 25°C; 25°C * 9 / 5 + 32 = 77°F.)")
+
+
+def test_an_observation_still_runs_on_to_a_plain_next_line():
+    history = "Action: Weather\nAction Input: 北京\nObservation: sunny, 25°C\nwind from the north\n\n"
+    assert find_observations(history, "Weather", "北京") == ["sunny, 25°C\nwind from the north"]
+
+
+@pytest.mark.parametrize("history", [
+    "- Thought: ok\n- Action: Weather\n- Action Input: 北京\n- Observation: sunny, 25°C\n",
+    "**Thought:** ok\n**Action:** Weather\n**Action Input:** 北京\n**Observation:** sunny, 25°C\n",
+    "Thought 1: ok\nAction 1: Weather\nAction Input 1: 北京\nObservation 1: sunny, 25°C\n",
+    "1. Action: Weather\n2. Action Input: 北京\n3. Observation: sunny, 25°C\n",
+    "思考：查天气\nAction：Weather\nAction Input：北京\nObservation：sunny, 25°C\n",
+    "### Step 1\n> Action: `Weather`\n> Action Input: `北京`\n> Observation: sunny, 25°C\n### Step 2\n",
+])
+def test_layouts_a_model_would_read(history):
+    assert find_observations(history, "Weather", "北京") == ["sunny, 25°C"]
+    assert [(s.tool.strip("`"), s.tool_input.strip("`")) for s in read_steps(history)] == [("Weather", "北京")]
+
+
+def test_read_steps_gives_each_step_where_it_is_written():
+    history = step("Weather", "北京", "sunny, 25°C") + "\n" + step("Calculator", "25 * 9 / 5 + 32", "77")
+    steps = read_steps("Question: q\n" + history)
+    assert [(s.tool, s.tool_input, s.observation, s.line) for s in steps] == [
+        ("Weather", "北京", "sunny, 25°C", 2), ("Calculator", "25 * 9 / 5 + 32", "77", 7)]
+
+
+# ---------------------------------------------------------------- what the mock makes up
+
+def test_a_calculator_request_goes_on_with_a_made_up_observation():
+    reply = session("calculator").reply(INSTRUCTIONS + f"Question: {CALC_Q}\n")
+    assert reply.endswith("Action: Calculator\nAction Input: 3 + 5 * 2\nObservation: 16")
+    assert read_request(reply) == ("Calculator", "3 + 5 * 2")
+    assert written_after_request(reply) == "Observation: 16"
+
+
+def test_a_weather_request_ends_at_its_action_input():
+    reply = session("weather").reply(f"Question: {WEATHER_Q}\n")
+    assert reply.endswith("Action Input: 上海")
+    assert written_after_request(reply) == ""
+
+
+def test_the_made_up_observation_is_believed_when_the_prompt_repeats_it():
+    # A loop that copies the raw reply into its history shows the model its own invention first.
+    mock = session("calculator")
+    prompt = f"Question: {CALC_Q}\n"
+    reply = mock.reply(prompt)
+    assert parsed(mock.reply(prompt + reply + "\nObservation: 13\n")) == {"Final Answer": "3 + 5 * 2 = 16"}
+    # Written from the parsed fields, the real result is what it reads.
+    assert parsed(mock.reply(prompt + step("Calculator", "3 + 5 * 2", "13"))) == {
+        "Final Answer": "3 + 5 * 2 = 13"}
+
+
+@pytest.mark.parametrize("tool, given, guess", [
+    ("Calculator", "3 + 5 * 2", "16"), ("Calculator", "25 * 9 / 5 + 32", "77"),
+    ("Calculator", "10 / 4", "2.5"), ("Calculator", "2 - -3 * 2", "10"), ("Calculator", "1 / 0", None),
+    ("Calculator", "(3 + 5) * 2", None), ("Calculator", "7", None), ("Weather", "北京", None),
+])
+def test_imagined(tool, given, guess):
+    assert imagined(tool, given) == guess
+
+
+@pytest.mark.parametrize("reply, asked, final", [
+    ("Thought: t\nAction: Weather\nAction Input: 北京", ("Weather", "北京"), None),
+    ("Thought: t\nAction: Weather\nAction Input: 北京\nObservation: x\nAction: Calculator\nAction Input: 1",
+     ("Weather", "北京"), None),
+    ("Thought: t\nFinal Answer: a\nb", None, "a\nb"),
+    ("Thought: t\nAction: None\nFinal Answer: 2", None, "2"),
+    ("Thought: t\nFinal Answer: 2\nAction: Calculator\nAction Input: 1 + 1", None,
+     "2\nAction: Calculator\nAction Input: 1 + 1"),
+    ("Thought: t\nAction: Calculator\nAction Input: 1 + 1\nFinal Answer: 2", ("Calculator", "1 + 1"), None),
+])
+def test_reading_a_reply(reply, asked, final):
+    assert read_request(reply) == asked
+    assert read_final(reply) == final
+
+
 # ---------------------------------------------------------------- budget, endless, seeds
 
 def test_budget_raises_after_budget_calls():
@@ -329,9 +426,11 @@ def test_malformed_yaml_names_the_file(tmp_path):
 @pytest.mark.parametrize("text", [
     "just a string\n",
     "vars: {}\n",
-    "scenarios:\n  calc:\n    calls: []\n",  # no question
-    "scenarios:\n  calc:\n    question: 'What is {nope}?'\n",  # unknown placeholder
-    "vars:\n  a: {between: [1, 2]}\nscenarios: {}\n",  # no default for seed 0
+    "protocol: text\nscenarios:\n  calc:\n    calls: []\n",  # no question
+    "protocol: text\nscenarios:\n  calc:\n    question: 'What is {nope}?'\n",  # unknown placeholder
+    "protocol: text\nvars:\n  a: {between: [1, 2]}\nscenarios: {}\n",  # no default for seed 0
+    "scenarios:\n  calc:\n    question: 'What?'\n",  # no protocol
+    "protocol: txet\nscenarios:\n  calc:\n    question: 'What?'\n",  # a protocol nobody knows
 ])
 def test_unusable_scenarios_name_the_file(tmp_path, text):
     path = tmp_path / "scenarios.yaml"

@@ -16,16 +16,25 @@ import pytest
 
 from mock_llm import LessonWorld, Scenario
 from mock_llm.scenarios import first_number
-from mock_llm.text_react import find_observations
+from mock_llm.text_react import (ACTION, ACTION_INPUT, OBSERVATION, answer_text, find_observations, imagined,
+                                 read_final, read_request, read_steps, request_text, sees_question,
+                                 written_after_request)
 from mock_llm.tools import calculate
 
 from .lessons import Lesson, LessonError
 from .runner import Outcome, Submission
 from .wire import Opaque, Record, Unawaited
 
-__all__ = ["AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "calculate", "check",
-           "completion_arg", "expect", "find_observations", "first_number", "learner_object",
-           "registry_arg", "shown", "steps_arg", "tool_arg", "tools_arg"]
+__all__ = [
+    # writing checks
+    "AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "check", "expect", "shown",
+    # arguments built in the learner's process
+    "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
+    # shared tools and readers: what the tools compute, and the text protocol as the mock reads it
+    "calculate", "first_number", "ACTION", "ACTION_INPUT", "OBSERVATION", "answer_text",
+    "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
+    "sees_question", "written_after_request",
+]
 
 
 LOAD_FAILURE = "the file does not load"  # the cause of every failure when the file can't load

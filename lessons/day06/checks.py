@@ -4,11 +4,13 @@ Your functions run in a separate process; `learner.call` calls one of them, `run
 runs your loop on a task from scenarios.yaml against the mock model. Numbers come from `world`, so
 with another seed every expected value changes.
 """
-from mock_llm.text_react import find_observations
-from mock_llm.scenarios import first_number
-from mock_llm.tools import calculate
-from validator.checking import shown, ToolBox, check, expect, steps_arg, tools_arg
-from validator.runner import Record
+import re
+import unicodedata
+
+from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text,
+                                calculate, check, expect, first_number, imagined, read_final, read_request,
+                                read_steps, request_text, sees_question, shown, steps_arg, tools_arg,
+                                written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -97,50 +99,135 @@ def build_prompt(learner, world, question, steps):
 def test_prompt_has_question_and_tools(learner, world):
     question = world.scenarios["weather"].question
     prompt = build_prompt(learner, world, question, [])
-    expect(question in prompt, "prompt_missing", what="question", value=question)
+    expect(sees_question(prompt, question), "prompt_missing", what="question", value=question)
     for name, description in world.tool_descriptions.items():
         expect(description in prompt, "prompt_missing", what=f"{name} description", value=description)
 
 
-@check("2.1", points=1, en="holds every step so far, in order", zh="按顺序包含之前的每一步")
-def test_prompt_has_history_in_order(learner, world):
-    story = world.scenarios["fahrenheit"]
-    city = story.values["hot_city"]
+@check("2.1", points=1, en="still holds the question and the tools once there are steps",
+       zh="有了历史步骤之后，仍然包含问题和工具清单")
+def test_prompt_keeps_question_with_history(learner, world):
+    story = world.scenarios["weather"]
+    city = story.values["city"]
+    steps = [{"thought": f"I should look up the weather in {city}.", "action": "Weather",
+              "action_input": city, "observation": world.weather[city]}]
+    prompt = build_prompt(learner, world, story.question, steps)
+    expect(sees_question(prompt, story.question), "prompt_dropped_question", question=story.question)
+    for name, description in world.tool_descriptions.items():
+        expect(description in prompt, "prompt_dropped_tool", tool=name, description=description)
+
+
+def fahrenheit_steps(world) -> list[dict]:
+    """The two steps of the fahrenheit task, as the loop has them after its second tool call."""
+    city = world.scenarios["fahrenheit"].values["hot_city"]
     report = world.weather[city]
     expression = f"{first_number(report)} * 9 / 5 + 32"
-    steps = [
+    return [
         {"thought": "First the weather.", "action": "Weather", "action_input": city,
          "observation": report},
         {"thought": "Now convert it.", "action": "Calculator", "action_input": expression,
          "observation": calculate(expression)},
     ]
-    prompt = build_prompt(learner, world, story.question, steps)
+
+
+@check("2.1", points=1, en="holds every step so far, in order", zh="按顺序包含之前的每一步")
+def test_prompt_has_history_in_order(learner, world):
+    question = world.scenarios["fahrenheit"].question
+    steps = fahrenheit_steps(world)
+    prompt = build_prompt(learner, world, question, steps)
+    # What the model reads, as the mock reads it. Like the mock, count only what the instructions
+    # (the prompt without steps) do not already show: a few-shot example is not history.
+    instructions = read_steps(build_prompt(learner, world, question, []))
     positions = []
     for number, step in enumerate(steps, start=1):
-        for key in ("action", "action_input", "observation"):
-            line = f"{'Action Input' if key == 'action_input' else key.title()}: {step[key]}"
-            expect(line in prompt, "prompt_missing", what=f"step {number}", value=line)
-        readable = find_observations(prompt, step["action"], step["action_input"])
-        expect(step["observation"] in readable, "prompt_step_unreadable", number=number)
-        positions.append(prompt.index(f"Observation: {step['observation']}"))
+        readable = [s for s in read_steps(prompt) if reads_as(s, step)]
+        if len(readable) <= len([s for s in instructions if reads_as(s, step)]):
+            raise unreadable_step(prompt, number, step)
+        positions.append(readable[-1].line)
     expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
+
+
+def reads_as(read, step: dict) -> bool:
+    """Whether a step the mock read from the prompt is `step`, its real result in its Observation."""
+    return (read.is_call(step["action"], step["action_input"]) and read.observation is not None
+            and squashed(step["observation"]) in squashed(read.observation))
+
+
+def squashed(text: str) -> str:
+    return "".join(text.split())
+
+
+LABELS = {"Action": ACTION, "Action Input": ACTION_INPUT, "Observation": OBSERVATION}
+
+
+def unreadable_step(prompt: str, number: int, step: dict) -> Fail:
+    """Why the mock cannot read step `number` in the prompt, as precisely as the prompt shows it."""
+    tool, given, result = step["action"], step["action_input"], step["observation"]
+    lines = [line.strip() for line in prompt.splitlines()]
+    calls = [s for s in read_steps(prompt) if s.is_call(tool, given)]
+    if calls:  # its Action and Action Input are read; its Observation is not
+        read = next((s.observation for s in calls if s.observation is not None), None)
+        if read is not None:
+            return Fail("prompt_step_wrong_observation", number=number, got=read, expected=result)
+        for line in lines[calls[0].line + 1:]:
+            if ACTION.match(line):
+                break
+            if (found := colon_missing(line, "Observation")) is not None:
+                return Fail("prompt_step_colon", number=number, line=line, label="Observation", **found)
+        return Fail("prompt_step_no_observation", number=number, tool=tool, input=given)
+    for i, line in enumerate(lines):  # an Action line for this tool, not followed by its Action Input
+        action = ACTION.match(line)
+        if action and action.group(1).strip().strip("`'\"*").lower() == tool.lower():
+            following = next((x for x in lines[i + 1:] if x), "")
+            if (found := colon_missing(following, "Action Input")) is not None:
+                return Fail("prompt_step_colon", number=number, line=following, label="Action Input", **found)
+            return Fail("prompt_step_no_input", number=number, line=line, following=following,
+                        expected=f"Action Input: {given}")
+    for line in (x for x in lines if tool in x):  # its Action is written, but not as the model reads it
+        if (found := colon_missing(line, "Action")) is not None:
+            return Fail("prompt_step_colon", number=number, line=line, label="Action", **found)
+        labels = re.findall(r"\b(?:Thought|Action Input|Action|Observation)\s*[:：]", line)
+        if len(labels) >= 2 and (given in line or result in line):
+            return Fail("prompt_step_one_line", number=number, line=line)
+    if squashed(result) not in squashed(prompt):
+        return Fail("prompt_step_missing", number=number, tool=tool, input=given, observation=result)
+    return Fail("prompt_step_unreadable", number=number, tool=tool, input=given, observation=result)
+
+
+def colon_missing(line: str, label: str) -> dict | None:
+    """When `line` starts with `label` (Markdown and a step number allowed) but the model does not
+    read it as that label: what stands where the colon should be, and that character's name."""
+    if LABELS[label].match(line):
+        return None
+    pattern = label.replace(" ", "[ _]?")
+    match = re.match(rf"^[\s>*#\-\d.)]*{pattern}(?:\s*\d+)?[\s*]*(.?)", line, re.IGNORECASE)
+    if not match or (label == "Action" and re.match(r"^[\s>*#\-\d.)]*Action[ _]?Input", line, re.I)):
+        return None
+    found = match.group(1)
+    return {"found": repr(found) if found else "nothing",
+            "name": f" ({unicodedata.name(found, 'U+%04X' % ord(found))})" if found else ""}
 
 
 @check("2.1", points=1, en="explains the reply format", zh="说明回复格式")
 def test_prompt_explains_format(learner, world):
     prompt = build_prompt(learner, world, world.scenarios["calculator"].question, [])
     for line in ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:"):
-        expect(line in prompt, "prompt_format_missing", line=line)
+        # as a model reads it: "**Action:**" or a full-width "Action：" shows the label too
+        shows = re.search(re.escape(line).replace(":", r"\**\s*[:：]"), prompt)
+        expect(shows, "prompt_format_missing", line=line)
 
 
 # ---------------------------------------------------------------- TODO 3.1 parse_react_response
 
-def expect_parsed(learner, reply, expected):
+def expect_parsed(learner, reply, expected, key="parse_wrong"):
     got = learner.call("parse_react_response", reply)
     ok = isinstance(got, (tuple, list)) and len(got) == 3 and all(isinstance(x, str) for x in got)
     ok = ok and tuple(x.strip() for x in got) == expected
-    expect(ok, "parse_wrong", got=shown(got), reply=reply, expected=repr(expected))
+    expect(ok, key, got=shown(got), reply=reply, expected=repr(expected))
 
+
+# The replies below are written as the mock writes them (request_text, answer_text): one label a
+# line, ASCII colons. Whatever a prompt shows, this is what the parser must read.
 
 @check("3.1", points=1, en="reads Thought, Action and Action Input", zh="读出 Thought、Action 和 Action Input")
 def test_parses_an_action(learner, world):
@@ -154,22 +241,44 @@ def test_parses_a_final_answer(learner, world):
     v = world.scenarios["calculator"].values
     expression = f"{v['a']} + {v['b']} * {v['c']}"
     answer = f"{expression} = {calculate(expression)}"
-    reply = f"Thought: I now know the final answer.\nFinal Answer: {answer}"
+    reply = answer_text("I now know the final answer.", answer)
     expect_parsed(learner, reply, ("I now know the final answer.", "", answer))
 
 
 @check("3.1", points=1, en="keeps a Final Answer that spans several lines", zh="多行的 Final Answer 完整保留")
 def test_parses_a_multiline_answer(learner, world):
     answer = "It is 77°F in 北京 today.\n- sunny\n- 25°C * 9 / 5 + 32 = 77"
-    reply = f"Thought: I have both numbers.\nFinal Answer: {answer}\n"
+    reply = answer_text("I have both numbers.", answer) + "\n"
     expect_parsed(learner, reply, ("I have both numbers.", "", answer))
 
 
-@check("3.1", points=1, en="a Final Answer wins over an Action in the same reply",
-       zh="同一回复里既有 Action 又有 Final Answer 时，以 Final Answer 为准")
+@check("3.1", points=1, en="a Final Answer wins over a stray Action line",
+       zh="Final Answer 优先于多余的 Action 行")
 def test_final_answer_wins(learner, world):
-    reply = "Thought: I already know it.\nAction: Calculator\nAction Input: 1 + 1\nFinal Answer: 2"
+    reply = "Thought: I already know it.\nAction: None\nFinal Answer: 2"
     expect_parsed(learner, reply, ("I already know it.", "", "2"))
+
+
+@check("3.1", points=1, en="stops at the Action Input line: an Observation the model made up is not input",
+       zh="读到 Action Input 这一行为止：模型自己编的 Observation 不算输入")
+def test_ignores_made_up_observation(learner, world):
+    v = world.scenarios["calculator"].values
+    expression = f"{v['a']} + {v['b']} * {v['c']}"
+    thought = f"I need to calculate {expression}."
+    made_up = imagined("Calculator", expression)  # what a model that cannot wait writes next
+    reply = request_text(thought, "Calculator", expression) + f"\nObservation: {made_up}"
+    expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up")
+
+
+@check("3.1", points=1, en="two Action blocks in one reply: the first one counts",
+       zh="一条回复里有两个 Action：以第一个为准")
+def test_first_action_wins(learner, world):
+    city = world.scenarios["fahrenheit"].values["hot_city"]
+    guess = int(float(first_number(world.weather[city]))) + 7  # a temperature the model made up
+    first = f"First I need today's weather in {city}."
+    reply = (request_text(first, "Weather", city) + f"\nObservation: sunny, {guess}°C\n"
+             + request_text(f"It is {guess}°C; F = C * 9 / 5 + 32.", "Calculator", f"{guess} * 9 / 5 + 32"))
+    expect_parsed(learner, reply, (first, "Weather", city), key="parse_second_action")
 
 
 # ---------------------------------------------------------------- TODO 4.1 react_agent
@@ -185,10 +294,38 @@ def expect_answer(run, expected, key="answer_missing"):
     answer = run.answer
     if isinstance(answer, str) and expected in answer:
         return
+    explain_transcript(run)
     asked = [e.reply for e in run.exchanges if "Action:" in e.reply]
     repeats = max((asked.count(r) for r in asked), default=0)
+    if repeats >= 2 and (request := read_request(max(asked, key=asked.count))):
+        # The model never saw that call as done. Did the prompts show the step, unreadably?
+        tool, given = request
+        first, last = squashed(run.exchanges[0].prompt), squashed(run.exchanges[-1].prompt)
+        expect(last.count(squashed(given)) <= first.count(squashed(given)), "history_unreadable",
+               calls=repeats, tool=tool, input=given)
     expect(repeats < 2, "history_not_fed_back", calls=repeats)
     expect(False, key, expected=expected, got=shown(answer))
+
+
+def explain_transcript(run):
+    """Fail with the first mistake the transcript shows, if it shows one."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
+               question=run.scenario.question)
+        request = read_request(exchange.reply)
+        if request is None:
+            continue
+        tool, asked = request
+        ran = [c for c in run.tool_calls if c.round == number and c.name == tool]
+        if ran and not any(str(c.input).strip() == asked for c in ran):
+            expect(False, "tool_input_not_as_asked", tool=tool, asked=asked, ran=str(ran[0].input))
+        if ran and number < len(run.exchanges):  # what it made up after the request, in the next prompt
+            outputs = [str(c.output) for c in ran]  # (judged only when the grader saw the real result)
+            for line in written_after_request(exchange.reply).splitlines():
+                line = line.strip()
+                copied = line and line not in exchange.prompt and line in run.exchanges[number].prompt
+                expect(not copied or any(out in line for out in outputs), "made_up_in_prompt", line=line,
+                       tool=tool)
 
 
 @check("4.1", points=1, en="the calculator task: the answer holds the tool's result",
@@ -233,6 +370,8 @@ def test_reports_failing_tool(learner, world):
        zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
+    if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
+        explain_transcript(run)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
@@ -242,10 +381,12 @@ def test_stops_at_max_steps(learner, world):
 def test_returns_parsed_answer(learner, world):
     run = run_agent(learner, world, "calculator")
     expect(run.exchanges, "no_llm_call")
-    if "Final Answer:" not in run.exchanges[-1].reply:  # never got that far: say why instead
+    final = read_final(run.exchanges[-1].reply)
+    if final is None:  # the run ended on a tool request: say why the answer is wrong, else that
         v = world.scenarios["calculator"].values
         expect_answer(run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
-    final = run.exchanges[-1].reply.split("Final Answer:", 1)[-1].strip()
+        tool, asked = read_request(run.exchanges[-1].reply) or ("?", "?")
+        expect(False, "returned_before_final", got=shown(run.answer), tool=tool, input=asked)
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     expect(got == final, "raw_reply", got=shown(run.answer), expected=final)
 
@@ -255,13 +396,15 @@ def test_returns_parsed_answer(learner, world):
 def test_really_uses_model_and_tools(learner, world):
     run = run_agent(learner, world, "fahrenheit")
     expect(run.exchanges, "no_llm_call")
+    explain_transcript(run)
     for index, exchange in enumerate(run.exchanges):
-        if "Action Input:" not in exchange.reply:
+        if (request := read_request(exchange.reply)) is None:
             continue
-        tool = exchange.reply.split("Action:", 1)[1].splitlines()[0].strip()
-        tool_input = exchange.reply.split("Action Input:", 1)[1].strip()
-        calls = [c for c in run.tool_calls if c.name == tool and c.input.strip() == tool_input]
+        tool, tool_input = request
+        calls = [c for c in run.tool_calls if c.name == tool and str(c.input).strip() == tool_input]
         expect(calls, "tool_not_run", tool=tool, input=tool_input)
         later_prompts = [e.prompt for e in run.exchanges[index + 1:]]
+        if not later_prompts:  # the run ended here (out of steps): there is no next prompt to look at
+            continue
         expect(any(calls[0].output in p for p in later_prompts), "observation_not_real",
                output=calls[0].output)

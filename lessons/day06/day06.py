@@ -10,6 +10,9 @@ the result back into the next prompt as an Observation:
     Thought: I now know the final answer
     Final Answer: 3 + 5 * 2 = 13        <- the only normal way out of the loop
 
+Only your code writes an Observation. A model often writes on after its Action Input anyway, with an
+Observation it made up (the mock does too): the reply ends at its first Action Input line.
+
 Fill in the five TODOs, then run `python validate.py day06`. Run this file itself to watch your
 agent work: `python lessons/day06/day06.py`.
 """
@@ -123,7 +126,7 @@ def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep
     """TODO 2.1 — the whole prompt: instructions, the tool list, every step so far, the question.
 
     The model remembers nothing between calls: the steps you write here are all it knows of what
-    it already did.
+    it already did, and the question must be in every prompt, not only the first.
     """
     raise NotImplementedError("TODO 2.1: build the prompt")
 
@@ -132,6 +135,11 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input).
 
     On a Final Answer, action is "" and action_input holds the whole answer (it may span lines).
+
+    A model asking for a tool should stop after its Action Input line, but it often writes on: an
+    Observation it made up (no tool has run yet), even a second Thought / Action / Action Input.
+    None of that counts. The reply ends at its first Action Input line, so the first Action wins,
+    and its input is that one line.
     """
     raise NotImplementedError("TODO 3.1: parse the model's reply")
 

@@ -160,6 +160,8 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
         else:
             if key == "Final Answer":  # only the final answer may span several lines
                 found[key] += "\n" + line
+        if key == "Action Input":  # the request ends here; the rest was written before any tool ran
+            break
     thought = found.get("Thought", "").strip()
     if "Final Answer" in found:
         return thought, "", found["Final Answer"].strip()

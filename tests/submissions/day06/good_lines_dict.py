@@ -171,6 +171,7 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
             return thought, "", "\n".join(answer_lines).strip()
         elif line.startswith("Action Input:"):
             action_input = after(line, "Action Input:")
+            break  # the model should stop here: whatever it writes after this line is made up
         elif line.startswith("Action:"):
             action = after(line, "Action:")
     return thought, action, action_input

@@ -159,7 +159,7 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
     head, marker, answer = response.partition("Final Answer:")
     for line in head.splitlines():
         key, colon, value = line.partition(":")
-        if colon and key.strip() in fields:
+        if colon and key.strip() in fields and not fields[key.strip()]:  # the first of each counts
             fields[key.strip()] = value.strip()
     if marker:
         return fields["Thought"], "", answer.strip()
