@@ -186,9 +186,12 @@ def test_lesson_title_and_todos_have_every_language(folder):
     where = f"{folder.name}/lesson.yaml"
     problems = translation_problems(f"{where} title", data.get("title"), placeholders=False)
     for todo in data.get("todos", []):
-        for part in ("title", "hint"):
-            problems += translation_problems(f"{where} TODO {todo.get('id')} {part}",
-                                             todo.get(part), placeholders=False)
+        problems += translation_problems(f"{where} TODO {todo.get('id')} title", todo.get("title"),
+                                         placeholders=False)
+        levels = todo["hints"] if "hints" in todo else [todo.get("hint")]  # levelled, or one hint
+        for level, hint in enumerate(levels, start=1):
+            problems += translation_problems(f"{where} TODO {todo.get('id')} hint {level}", hint,
+                                             placeholders=False)
     assert not problems, "\n".join(problems)
 
 

@@ -43,7 +43,20 @@ class Todo:
     id: str
     function: str
     title: dict
-    hint: dict
+    hints: list[dict]  # levels, each {en, zh}: from a nudge to nearly the answer
+
+    @property
+    def hint(self) -> dict:
+        """The first level: what a report shows under a failing TODO."""
+        return self.hints[0]
+
+
+def _hints(value) -> list[dict]:
+    """`hint: {en, zh}` (one level) or `hints: [{en, zh}, ...]` (levelled), as a list of levels."""
+    levels = value if isinstance(value, list) else [value]
+    if not levels or not all(isinstance(h, dict) and "en" in h and "zh" in h for h in levels):
+        raise ValueError("each hint needs an en and a zh text")
+    return levels
 
 
 @dataclass
@@ -89,7 +102,8 @@ def load_lesson(name: str) -> Lesson:
             llm_call_budget=int(data.get("llm_call_budget", 25)),
             step_limit=data.get("step_limit", "max_steps"),
             live=list(data.get("live", [])),
-            todos=[Todo(str(t["id"]), t["function"], t["title"], t["hint"]) for t in data["todos"]],
+            todos=[Todo(str(t["id"]), t["function"], t["title"], _hints(t.get("hints", t.get("hint"))))
+                   for t in data["todos"]],
             model_function=data.get("model_function"),
             types=[str(t) for t in data.get("types", [])],
             solution=(folder / data["solution"]) if "solution" in data else SOLUTIONS_DIR / f"{folder.name}.py",
