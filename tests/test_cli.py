@@ -289,3 +289,86 @@ def test_make_template_replaces_the_solution():
 def test_make_template_rejects_broken_markers(broken, problem):
     with pytest.raises(LessonError, match=problem):
         make_template(broken, load_lesson("day06"))
+
+
+# ---------------------------------------------------------------- the learner's own copy, progress, hints
+
+def in_workspace(folder: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", REACTLINGS_WORKSPACE=str(folder))
+    return subprocess.run([sys.executable, "validate.py", *args], cwd=ROOT, env=env, input=stdin,
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+
+
+def test_the_learner_edits_a_copy_that_the_kit_never_overwrites(tmp_path):
+    first = in_workspace(tmp_path, "day06")
+    copy = tmp_path / "day06.py"
+    assert copy.read_text(encoding="utf-8") == TEMPLATE.read_text(encoding="utf-8")
+    assert "day06.py" in first.stdout and first.returncode == 1
+    copy.write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")  # the learner's work
+    assert subprocess.run([sys.executable, "-m", "validator.templates"], cwd=ROOT).returncode == 0
+    passed = in_workspace(tmp_path, "day06")
+    assert passed.returncode == 0
+    assert copy.read_text(encoding="utf-8") == SOLUTION.read_text(encoding="utf-8")  # still theirs
+    assert "solutions/day06.py" in passed.stdout and "python validate.py day07" in passed.stdout
+
+
+def test_progress_list_and_next(tmp_path):
+    assert "day06" in in_workspace(tmp_path, "next").stdout
+    (tmp_path / "day06.py").write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+    in_workspace(tmp_path, "day06")
+    listed = in_workspace(tmp_path, "list").stdout
+    assert re.search(r"day06\s+.*passed\s+(\d+)/\1", listed)
+    assert re.search(r"1/\d+ lessons passed", listed)
+    assert "day06" not in in_workspace(tmp_path, "next").stdout.splitlines()[0]
+
+
+def test_hints_come_one_level_more_each_time(tmp_path, monkeypatch):
+    lesson = load_lesson("day06")
+    first = in_workspace(tmp_path, "hint", "day06")
+    todo = lesson.todo("1.2")
+    assert f"TODO 1.2" in first.stdout and todo.hints[0]["en"] in first.stdout
+    again = in_workspace(tmp_path, "hint", "day06")
+    assert f"{min(2, len(todo.hints))} of {len(todo.hints)}" in again.stdout
+
+
+def test_reset_asks_and_keeps_a_backup(tmp_path):
+    in_workspace(tmp_path, "day06")
+    copy = tmp_path / "day06.py"
+    copy.write_text("# my work\n", encoding="utf-8")
+    refused = in_workspace(tmp_path, "reset", "day06", stdin="n\n")
+    assert refused.returncode == 1 and copy.read_text(encoding="utf-8") == "# my work\n"
+    done = in_workspace(tmp_path, "reset", "day06", stdin="y\n")
+    assert done.returncode == 0
+    assert copy.read_text(encoding="utf-8") == TEMPLATE.read_text(encoding="utf-8")
+    backups = list((tmp_path / "backups").glob("day06.*.py"))
+    assert [b.read_text(encoding="utf-8") for b in backups] == ["# my work\n"]
+
+
+def test_no_lesson_names_the_commands():
+    result = validate()
+    assert result.returncode == 2
+    assert "python validate.py day06" in result.stdout and "list" in result.stdout
+
+
+def test_quiet_prints_one_line():
+    result = validate("day06", "--solution", "--quiet")
+    assert result.returncode == 0 and len(result.stdout.strip().splitlines()) == 1
+
+
+def test_trace_can_pick_a_scenario():
+    out = validate("day06", "--solution", "--trace", "weather").stdout
+    assert "── weather:" in out and "── calculator:" not in out
+
+
+def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
+    planted = ROOT / "lessons" / "day06" / "conftest.py"
+    assert not planted.exists()
+    planted.write_text("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
+                       "def pytest_runtest_makereport(item, call):\n"
+                       "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n", encoding="utf-8")
+    try:
+        result = validate("day06", "--file", str(TEMPLATE), "--format", "gradescope")
+    finally:
+        planted.unlink()
+    assert json.loads(result.stdout)["score"] == 0

@@ -1,5 +1,14 @@
-"""The command line: `python validate.py LESSON` grades your file; `python validate.py list` shows
-every lesson with your score. Exit status: 0 all checks pass, 1 some fail, 2 bad usage."""
+"""The command line. One thing per command:
+
+    python validate.py day06            grade your copy of the day06 exercise (made on first use)
+    python validate.py list             every lesson, your best score, the course's progress
+    python validate.py next             the first lesson not passed yet, and how to start it
+    python validate.py hint day06       the next hint for the first TODO that fails
+    python validate.py reset day06      start day06 again (your file is kept in workspace/backups/)
+    python validate.py watch [day06]    grade on every save
+
+Exit status: 0 all checks pass, 1 some fail, 2 bad usage.
+"""
 from __future__ import annotations
 
 import argparse
@@ -13,21 +22,24 @@ from rich.table import Table
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
+from . import workspace
 from .grading import grade
-from .live import run_live
 from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
-from .report import print_report, write_results
+from .live import run_live
+from .report import first_failing_todo, print_report, write_results
+
+COMMANDS = ("list", "next", "hint", "reset", "watch")
 
 
-def parser() -> argparse.ArgumentParser:
+def grade_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="validate.py", description="Grade a reactlings lesson: runs your code against the mock LLM.",
-        epilog="examples: python validate.py day06 · python validate.py day06 --trace · "
-               "python validate.py list")
-    p.add_argument("lesson", help="a lesson such as day06, or `list` to see every lesson and your score")
+        epilog="other commands: list · next · hint LESSON · reset LESSON · watch [LESSON]. "
+               "Examples: python validate.py day06 · python validate.py day06 --trace calculator")
+    p.add_argument("lesson", nargs="?", help="a lesson such as day06 (or the path of a lesson folder)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
-    which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of the lesson's")
+    which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of your copy")
     secret = p.add_mutually_exclusive_group()
     secret.add_argument("--seed", type=int, default=None,
                         help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own; "
@@ -35,7 +47,10 @@ def parser() -> argparse.ArgumentParser:
     secret.add_argument("--seed-file", type=Path, metavar="FILE",
                         help="read the seed from FILE, so it never shows on a command line")
     p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
-    p.add_argument("--trace", action="store_true", help="show every prompt, model reply and tool call")
+    p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
+                   help="show every prompt, model reply and tool call; WHICH keeps only the checks or "
+                        "scenarios whose name contains it")
+    p.add_argument("--quiet", action="store_true", help="print only the score line")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
                    help="text report (default), Gradescope results.json, or JUnit XML")
@@ -48,34 +63,95 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def command_parser(command: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"validate.py {command}")
+    if command in ("hint", "reset"):
+        p.add_argument("lesson")
+    if command == "watch":
+        p.add_argument("lesson", nargs="?", help="default: the first lesson not passed yet")
+    if command == "reset":
+        p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--lang", choices=LANGS, default=None)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = parser().parse_args(argv)
+    if argv and argv[0] in COMMANDS:
+        args = command_parser(argv[0]).parse_args(argv[1:])
+        args.command = argv[0]
+    else:
+        args = grade_parser().parse_args(argv)
+        args.command = "grade"
     lang = args.lang or default_lang()
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.soft_wrap = True  # piped or redirected: whole lines, for grep and for files
     try:
-        seed = read_seed(args)
-        if args.lesson == "list":
-            return list_lessons(console, lang, seed)
-        lesson = load_lesson(args.lesson)
-        path = lesson.solution if args.solution else (args.file or lesson.exercise)
-        if not Path(path).is_file():
-            raise LessonError("no_such_file", path=path)
-        if args.live:
-            return run_live(lesson, path, args.model, lang, console)
-        result = grade(lesson, path, seed)
+        if args.command == "grade":
+            return grade_command(args, argv, lang, console)
+        if args.command == "list":
+            return list_lessons(console, lang)
+        if args.command == "next":
+            return next_lesson(console, lang)
+        if args.command == "hint":
+            return hint(load_lesson(args.lesson), console, lang)
+        if args.command == "reset":
+            return reset(load_lesson(args.lesson), console, lang, args.yes)
+        from .watch import watch  # only here: it needs watchfiles and a terminal
+        return watch(args.lesson, console, lang)
     except (LessonError, ScenarioError) as error:
         return usage_error(error, lang)
+
+
+def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
+    if not args.lesson:
+        console.print(say("no_lesson_given", lang), markup=False)
+        return 2
+    seed = read_seed(args)
+    lesson = load_lesson(args.lesson)
+    mine = not (args.solution or args.file)  # the learner's own copy: keep their progress
+    if args.solution:
+        path = lesson.solution
+    elif args.file:
+        path = args.file
+    else:
+        path, created = workspace.working_copy(lesson)
+        if created and args.format == "text":
+            console.print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(
+                lesson.exercise)), style="cyan", markup=False)
+    if not Path(path).is_file():
+        raise LessonError("no_such_file", path=path)
+    if args.live:
+        return run_live(lesson, path, args.model, lang, console)
+    result = grade(lesson, path, seed)
+    if mine:
+        workspace.record_score(lesson.name, result.score, result.max_score)
     if args.format != "text" and args.output is None:
         write_results(result, args.format, None, lang, args.show_seed)
     else:
-        print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console)
+        print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console,
+                     quiet=args.quiet)
+        if result.score == result.max_score and mine and not args.quiet:
+            after_pass(lesson, console, lang)
         if args.format != "text":
             try:
                 write_results(result, args.format, args.output, lang, args.show_seed)
             except OSError as error:
                 return usage_error(error, lang)
     return 0 if result.score == result.max_score else 1
+
+
+def after_pass(lesson, console: Console, lang: str) -> None:
+    """What to do now: the next lesson, the reference solution to compare with, another seed."""
+    names = lesson_names()
+    later = names[names.index(lesson.name) + 1:] if lesson.name in names else []
+    console.print(say("after_pass", lang, solution=_shown_path(lesson.solution), name=lesson.name),
+                  markup=False)
+    if later:
+        console.print(say("after_pass_next", lang, name=later[0]), style="bold", markup=False)
+    else:
+        console.print(say("course_done", lang), style="bold green", markup=False)
 
 
 def read_seed(args) -> int:
@@ -106,18 +182,101 @@ def usage_error(error: Exception, lang: str) -> int:
     return 2
 
 
-def list_lessons(console: Console, lang: str, seed: int) -> int:
+def _shown_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------- progress: list, next
+
+def list_lessons(console: Console, lang: str) -> int:
+    """Every lesson with your best score so far (from your progress, no grading: instant)."""
+    state = workspace.load_state().get("lessons", {})
     table = Table(box=None, pad_edge=False)
-    for column in ("list_lesson", "list_title", "list_score"):
+    for column in ("list_lesson", "list_title", "list_status", "list_score"):
         table.add_column(say(column, lang))
-    for name in lesson_names():
+    names, passed = lesson_names(), 0
+    for name in names:
         try:
             lesson = load_lesson(name)
-            result = grade(lesson, lesson.exercise, seed)
-            score = f"{result.score}/{result.max_score}"
-            style = "green" if result.score == result.max_score else None
         except (LessonError, ScenarioError) as error:
-            lesson, score, style = None, say("list_broken", lang, error=said(error, lang)), "red"
-        table.add_row(name, lesson.title[lang] if lesson else "?", score, style=style)
+            table.add_row(name, "?", say("list_broken", lang, error=said(error, lang)), "", style="red")
+            continue
+        entry = state.get(name) or {}
+        if entry.get("passed"):
+            passed += 1
+            status, style = say("status_passed", lang), "green"
+        elif entry:
+            status, style = say("status_started", lang), "yellow"
+        else:
+            status, style = say("status_new", lang), None
+        score = f"{entry['best']}/{entry['max']}" if "max" in entry else ""
+        table.add_row(name, lesson.title[lang], status, score, style=style)
     console.print(table)
+    console.print(progress_bar(passed, len(names), lang))
+    return 0
+
+
+def progress_bar(done: int, total: int, lang: str, width: int = 30) -> str:
+    filled = round(width * done / total) if total else 0
+    return f"{'█' * filled}{'░' * (width - filled)} " + say("course_progress", lang, done=done, total=total)
+
+
+def first_unfinished() -> str | None:
+    state = workspace.load_state().get("lessons", {})
+    return next((n for n in lesson_names() if not (state.get(n) or {}).get("passed")), None)
+
+
+def next_lesson(console: Console, lang: str) -> int:
+    name = first_unfinished()
+    if name is None:
+        console.print(say("course_done", lang), style="bold green", markup=False)
+        return 0
+    lesson = load_lesson(name)
+    path = workspace.folder() / lesson.exercise.name
+    console.print(say("next_lesson", lang, name=name, title=lesson.title[lang],
+                      readme=_shown_path(lesson.folder / ("README.md" if lang == "en" else f"README.{lang}.md")),
+                      path=_shown_path(path)), markup=False)
+    return 0
+
+
+# ---------------------------------------------------------------- hint, reset
+
+def hint(lesson, console: Console, lang: str) -> int:
+    """Grade your copy quietly, then show the next hint level of the first TODO that fails."""
+    path, _ = workspace.working_copy(lesson)
+    result = grade(lesson, path)
+    workspace.record_score(lesson.name, result.score, result.max_score)
+    todo_id = first_failing_todo(result)
+    if todo_id is None:
+        console.print(say("hint_all_pass", lang, name=lesson.name), style="green", markup=False)
+        return 0
+    todo = lesson.todo(todo_id)
+    level = workspace.next_hint_level(lesson.name, todo_id, len(todo.hints))
+    console.print(say("hint_header", lang, todo=todo_id, title=todo.title[lang], function=todo.function,
+                      level=level, levels=len(todo.hints)), style="bold", markup=False)
+    for shown in todo.hints[:level]:
+        console.print("  • " + shown[lang], style="yellow", markup=False)
+    if level < len(todo.hints):
+        console.print(say("hint_more", lang, name=lesson.name), style="dim", markup=False)
+    return 1
+
+
+def reset(lesson, console: Console, lang: str, yes: bool) -> int:
+    path = workspace.folder() / lesson.exercise.name
+    if path.exists() and not yes:
+        console.print(say("reset_confirm", lang, path=_shown_path(path)), end=" ", markup=False)
+        try:
+            answer = input()
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes", "是", "好"):
+            console.print(say("reset_cancelled", lang), markup=False)
+            return 1
+    backup = workspace.reset(lesson)
+    console.print(say("reset_done", lang, path=_shown_path(path)), markup=False)
+    if backup:
+        console.print(say("reset_backup", lang, backup=_shown_path(backup)), style="dim", markup=False)
     return 0

@@ -5,6 +5,7 @@ its TODO and points, as exercism's test runner does; report.py turns the results
 """
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -125,8 +126,10 @@ def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
     submission.spawn()  # it loads the learner's file while pytest starts up
     collector = Collector(lesson, submission, world)
     try:
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the plugins named here run
         code = pytest.main(
             [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
+             "--noconftest", "-p", "no:randomly",
              *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))],
             plugins=[collector])
     finally:

@@ -11,6 +11,7 @@ from itertools import groupby
 from pathlib import Path
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.text import Text
 
 from .checking import LOAD_FAILURE
@@ -65,12 +66,22 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
-                 console: Console | None = None) -> None:
+def print_report(grade: Grade, lang: str, command: str, trace: str | None = None,
+                 console: Console | None = None, quiet: bool = False) -> None:
+    """The terminal report: a summary line, then each TODO with its checks, a failure's reason
+    (one root cause once) and the first hint. `trace` ("" for all, else a part of a check's or a
+    scenario's name) adds the prompts, replies and tool calls of the matching checks."""
     console = console or Console(highlight=False, soft_wrap=True)
     lesson = grade.lesson
+    score = Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold")
+    if quiet:
+        console.print(Text(f"{lesson.name} ") + score)
+        return
     same = first_failures(grade)
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
+    failing = first_failing_todo(grade)
+    summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
+    console.print(Text(f"{grade.score}/{grade.max_score} · ", style="bold") + Text(summary))
     console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}   "
                        f"{say('report_seed', lang)}{grade.seed}", style="dim"))
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
@@ -86,44 +97,63 @@ def print_report(grade: Grade, lang: str, command: str, trace: bool = False,
             console.print(mark + Text(check.title[lang]))
             index = grade.checks.index(check)
             if index in same:
-                console.print(Text(_indent(say("same_cause", lang, title=same[index].title[lang]), 6), style="dim"))
+                block(console, say("same_cause", lang, title=same[index].title[lang]), 6, "dim")
             elif not check.passed:
-                console.print(Text(_indent(failure_text(check, grade, lang), 6)))
+                block(console, failure_text(check, grade, lang), 6)
                 if check.printed.strip():
                     lines = clean(check.printed.rstrip()).splitlines()
                     shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
-                    console.print(Text(_indent(f"{say('report_output', lang)}\n{shown}", 6), style="dim"))
-            if trace:
-                print_runs(console, check.runs, lang)
+                    block(console, f"{say('report_output', lang)}\n{shown}", 6, "dim")
+            if trace is not None:
+                print_runs(console, [r for r in check.runs if not trace or trace in check.name
+                                     or trace in r.scenario.name], lang)
         unloaded = all(c.failure and c.failure.cause == LOAD_FAILURE for c in checks if not c.passed)
         if got < total and not unloaded:  # a hint can't help while the file does not load
-            console.print(Text(_indent(f"{say('report_hint', lang)}{todo.hint[lang]}", 2), style="yellow"))
+            block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
     console.print()
-    console.print(Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold"))
+    console.print(score)
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
-        console.print(say("report_next", lang, command=command))
+        console.print(say("report_next", lang, command=command), markup=False)
+
+
+def first_failing_todo(grade: Grade) -> str | None:
+    return next((c.todo for c in grade.checks if not c.passed), None)
+
+
+def block(console: Console, text: str, indent: int, style: str = "") -> None:
+    """Text indented by `indent` columns; on a terminal, long lines wrap at word boundaries and
+    their continuation keeps the indent (Chinese text included)."""
+    if console.soft_wrap:
+        console.print(Text(_indent(text, indent), style=style))
+    else:
+        console.print(Padding(Text(text, style=style), (0, 0, 0, indent)))
 
 
 def print_runs(console: Console, runs: list, lang: str) -> None:
-    """Each agent run: every round's prompt (or request) and reply, and the tools that ran."""
+    """Each agent run: every round's prompt (or request) and reply, and the tools that ran. A
+    prompt that starts like the one before shows only what is new (the rest is folded)."""
     for run in runs:
-        console.print(Text(_indent(f"── {run.scenario.name}: {run.scenario.question}", 4), style="cyan"))
-        shown = 0  # chat messages already printed: each round shows only what the loop added
+        block(console, f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")
+        shown, previous = 0, ""  # chat messages already printed / the text prompt before
         for number, exchange in enumerate(run.exchanges, start=1):
             sent, received, total = exchange.texts(shown)
+            full = sent
             if shown:
                 sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
-            shown = total
-            console.print(Text(_indent(f"{say('report_trace_round', lang, round=number)} · "
-                                       f"{say('report_trace_prompt', lang)}", 6), style="bold"))
-            console.print(Text(_indent(clean(sent, None), 8), style="dim"))
-            console.print(Text(_indent(f"{say('report_trace_reply', lang)}", 6), style="bold"))
-            console.print(Text(_indent(clean(received, None), 8)))
+            elif previous and sent.startswith(previous):  # the prompt grew: show what is new
+                sent = (say("report_trace_folded", lang, lines=previous.count("\n") + 1) + "\n"
+                        + sent[len(previous):].lstrip("\n"))
+            previous, shown = full, total
+            block(console, f"{say('report_trace_round', lang, round=number)} · {say('report_trace_prompt', lang)}",
+                  6, "bold")
+            block(console, clean(sent, None), 8, "dim")
+            block(console, say("report_trace_reply", lang), 6, "bold")
+            block(console, clean(received, None), 8)
             for call in (c for c in run.tool_calls if c.round == number):
-                console.print(Text(_indent(clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r})"
-                                                 f" → {call.output!r}"), 6), style="magenta"))
+                block(console, clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r}) → "
+                                     f"{call.output!r}"), 6, "magenta")
 
 
 def _indent(text: str, spaces: int) -> str:

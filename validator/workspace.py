@@ -1,0 +1,94 @@
+"""The learner's own files: a working copy of each exercise, and their progress, kept apart from
+the course so that nothing the kit does (regenerating exercises, its tests, a `git pull` of a
+course update) ever touches a learner's edits.
+
+    workspace/day06.py          the file you edit; made from lessons/day06/day06.py on first use
+    workspace/backups/…         what `reset` replaced
+    workspace/progress.json     best score per lesson, hint levels seen
+
+`workspace/` is ignored by git. REACTLINGS_WORKSPACE names another folder (the kit's tests use it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from .lessons import ROOT, Lesson, LessonError
+
+
+def folder() -> Path:
+    return Path(os.environ.get("REACTLINGS_WORKSPACE") or ROOT / "workspace")
+
+
+def working_copy(lesson: Lesson) -> tuple[Path, bool]:
+    """The learner's copy of the lesson's exercise, and whether it was just made."""
+    path = folder() / lesson.exercise.name
+    if path.exists():
+        return path, False
+    if not lesson.exercise.is_file():
+        raise LessonError("no_such_file", path=lesson.exercise)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(lesson.exercise, path)
+    return path, True
+
+
+def reset(lesson: Lesson) -> Path | None:
+    """Put a fresh copy of the exercise in place; the learner's file goes to backups/ first.
+    Returns the backup's path (None when there was nothing to keep)."""
+    path, created = working_copy(lesson)
+    if created:
+        return None
+    backups = folder() / "backups"
+    backups.mkdir(parents=True, exist_ok=True)
+    backup = backups / f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}{path.suffix}"
+    number = 1
+    while backup.exists():  # two resets within a second
+        number += 1
+        backup = backups / f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}-{number}{path.suffix}"
+    shutil.copyfile(path, backup)
+    shutil.copyfile(lesson.exercise, path)
+    return backup
+
+
+# ---------------------------------------------------------------- progress
+
+def _state_path() -> Path:
+    return folder() / "progress.json"
+
+
+def load_state() -> dict:
+    try:
+        state = json.loads(_state_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"lessons": {}, "hints": {}}
+    return state if isinstance(state, dict) else {"lessons": {}, "hints": {}}
+
+
+def save_state(state: dict) -> None:
+    """Written whole, then renamed into place: an interrupted write never loses the old state."""
+    path = _state_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(state, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def record_score(lesson: str, score: int, max_score: int) -> None:
+    state = load_state()
+    entry = state.setdefault("lessons", {}).setdefault(lesson, {"best": 0})
+    entry.update(best=max(int(entry.get("best", 0)), score), max=max_score, last=score,
+                 passed=bool(entry.get("passed")) or score == max_score)
+    save_state(state)
+
+
+def next_hint_level(lesson: str, todo: str, levels: int) -> int:
+    """The hint level to show for a TODO (1-based), one more each time it is asked, up to the last."""
+    state = load_state()
+    seen = state.setdefault("hints", {}).setdefault(lesson, {})
+    level = min(int(seen.get(todo, 0)) + 1, levels)
+    seen[todo] = level
+    save_state(state)
+    return level
