@@ -1,11 +1,14 @@
 """The mock model for the Chat Completions API: `messages` and `tools` in, `tool_calls` out.
 
 It reads the `messages` array the way the real API and a real model do. First it checks the array
-like the API would — every `tool` message must answer a `tool_call_id` of the assistant message just
-before it, and every such call must be answered — and on a mistake returns the API's 400 error.
-Then, for each turn of tool calls its scenario scripts, it looks for its own calls (its ids are
-deterministic, drawn from the seed) and their results; the first turn not answered yet is its
-reply, and when all are answered it writes the final answer from the results it read.
+like the API would — every field of each tool call an assistant message sends back, every `tool`
+message answering a `tool_call_id` of the assistant message just before it, every such call
+answered, `tool_choice` one the API knows — and on a mistake returns the API's 400 error, with its
+wording, `param` and `code`. Then, for each turn of tool calls its scenario scripts, it looks for its
+own calls (its ids are deterministic, drawn from the seed) and their results; the first turn not
+answered yet is its reply, and when all are answered it writes the final answer from the results it
+read. `tool_choice` bends that like it bends a real model: "none" never calls a tool, "required" (or
+a named function) always does, repeating the last scripted turn once the script is done.
 """
 from __future__ import annotations
 

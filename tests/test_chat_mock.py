@@ -150,3 +150,202 @@ def test_a_genuine_openai_client_talks_to_the_mock_without_a_socket(monkeypatch)
         client.chat.completions.create(model="any", messages=[{"role": "tool", "tool_call_id": "x",
                                                                 "content": "1"}])
     assert error.value.status_code == 400
+
+
+# ---------------------------------------------------------------- assistant tool_calls sent back
+
+def rebuilt(change):
+    """The compare task's second request, with its assistant message passed through `change`."""
+    chat = session("compare")
+    messages = start(chat)
+    _, reply = ask(chat, messages)
+    message = json.loads(json.dumps(reply["choices"][0]["message"]))
+    ids = [c["id"] for c in message["tool_calls"]]
+    change(message)
+    return chat, messages + [message] + [{"role": "tool", "tool_call_id": i, "content": "{}"} for i in ids]
+
+
+def drop(key):
+    return lambda message: message["tool_calls"][0].pop(key)
+
+
+def set_first(path, value):
+    def change(message):
+        target = message["tool_calls"][0]
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return change
+
+
+@pytest.mark.parametrize("change, message, param, code", [
+    (drop("type"), "Missing required parameter: 'messages[1].tool_calls[0].type'.",
+     "messages[1].tool_calls[0].type", "missing_required_parameter"),
+    (drop("id"), "Missing required parameter: 'messages[1].tool_calls[0].id'.",
+     "messages[1].tool_calls[0].id", "missing_required_parameter"),
+    (drop("function"), "Missing required parameter: 'messages[1].tool_calls[0].function'.",
+     "messages[1].tool_calls[0].function", "missing_required_parameter"),
+    (lambda m: m["tool_calls"][0]["function"].pop("name"),
+     "Missing required parameter: 'messages[1].tool_calls[0].function.name'.",
+     "messages[1].tool_calls[0].function.name", "missing_required_parameter"),
+    (lambda m: m["tool_calls"][0]["function"].pop("arguments"),
+     "Missing required parameter: 'messages[1].tool_calls[0].function.arguments'.",
+     "messages[1].tool_calls[0].function.arguments", "missing_required_parameter"),
+    (set_first(["function", "arguments"], {"ticker": "AAPL"}),
+     "Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a string, but got an "
+     "object instead.", "messages[1].tool_calls[0].function.arguments", "invalid_type"),
+    (set_first(["function", "name"], None),
+     "Invalid type for 'messages[1].tool_calls[0].function.name': expected a string, but got null instead.",
+     "messages[1].tool_calls[0].function.name", "invalid_type"),
+    (set_first(["function"], "get_quote"),
+     "Invalid type for 'messages[1].tool_calls[0].function': expected an object, but got a string instead.",
+     "messages[1].tool_calls[0].function", "invalid_type"),
+    (set_first(["id"], 7),
+     "Invalid type for 'messages[1].tool_calls[0].id': expected a string, but got an integer instead.",
+     "messages[1].tool_calls[0].id", "invalid_type"),
+    (set_first(["type"], "tool"), "Invalid value: 'tool'. Supported values are: 'function'.",
+     "messages[1].tool_calls[0].type", "invalid_value"),
+    (lambda m: m.update(tool_calls={"id": "call_1"}),
+     "Invalid type for 'messages[1].tool_calls': expected an array, but got an object instead.",
+     "messages[1].tool_calls", "invalid_type"),
+])
+def test_tool_calls_sent_back_are_checked_like_the_api(change, message, param, code):
+    chat, messages = rebuilt(change)
+    status, body = ask(chat, messages)
+    assert status == 400
+    assert body["error"] == {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+
+
+def test_an_empty_tool_calls_array_is_refused():
+    chat = session("no_tool")
+    messages = start(chat) + [{"role": "assistant", "content": "Hm.", "tool_calls": []},
+                              {"role": "user", "content": "Go on."}]
+    status, body = ask(chat, messages)
+    assert status == 400 and body["error"]["code"] == "empty_array"
+    assert body["error"]["param"] == "messages[1].tool_calls"
+
+
+def test_a_well_formed_assistant_message_rebuilt_by_hand_is_accepted():
+    def by_hand(message):
+        calls = message.pop("tool_calls")
+        message.clear()
+        message.update(role="assistant", content=None, tool_calls=[
+            {"id": c["id"], "type": "function",
+             "function": {"name": c["function"]["name"], "arguments": c["function"]["arguments"]}}
+            for c in calls])
+    chat, messages = rebuilt(by_hand)
+    status, body = ask(chat, messages)
+    assert status == 200 and body["choices"][0]["finish_reason"] == "stop"
+
+
+# ---------------------------------------------------------------- tool_choice
+
+def choose(chat, messages, tool_choice, tools=(QUOTE_TOOL,)):
+    return chat.handle("POST", "/v1/chat/completions", {"model": "m", "messages": messages,
+                                                        "tools": list(tools), "tool_choice": tool_choice})
+
+
+@pytest.mark.parametrize("tool_choice, message, param, code", [
+    ("any", "Invalid value: 'any'. Supported values are: 'none', 'auto', and 'required'.",
+     "tool_choice", "invalid_value"),
+    (1, "Invalid type for 'tool_choice': expected one of an object or 'none', 'auto', or 'required', but "
+        "got an integer instead.", "tool_choice", "invalid_type"),
+    ({"function": {"name": "get_quote"}}, "Missing required parameter: 'tool_choice.type'.",
+     "tool_choice.type", "missing_required_parameter"),
+    ({"type": "function"}, "Missing required parameter: 'tool_choice.function'.",
+     "tool_choice.function", "missing_required_parameter"),
+    ({"type": "function", "function": {}}, "Missing required parameter: 'tool_choice.function.name'.",
+     "tool_choice.function.name", "missing_required_parameter"),
+    ({"type": "function", "function": {"name": "get_news"}},
+     "Invalid value for 'tool_choice': function 'get_news' not found in 'tools'.", "tool_choice",
+     "invalid_value"),
+])
+def test_a_bad_tool_choice_gets_the_apis_400(tool_choice, message, param, code):
+    chat = session("one_quote")
+    status, body = choose(chat, start(chat), tool_choice)
+    assert status == 400
+    assert body["error"] == {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+
+
+def test_tool_choice_needs_tools():
+    chat = session("no_tool")
+    status, body = choose(chat, start(chat), "auto", tools=())
+    assert status == 400 and body["error"]["param"] == "tool_choice"
+    assert "only allowed when 'tools' are specified" in body["error"]["message"]
+
+
+def test_tool_choice_auto_is_the_default_behaviour():
+    chat = session("one_quote")
+    assert choose(chat, start(chat), "auto")[1]["choices"] == ask(chat, start(chat))[1]["choices"]
+
+
+def run_loop(chat, tool_choice, rounds):
+    """A correct loop's replies, every request with this tool_choice: one per round."""
+    messages, replies = start(chat), []
+    for _ in range(rounds):
+        status, reply = choose(chat, messages, tool_choice)
+        assert status == 200, reply
+        replies.append(reply["choices"][0])
+        if not reply["choices"][0]["message"].get("tool_calls"):
+            break
+        messages = answer_calls(messages, reply, {c["id"]: json.dumps({"price": 1.0, "pe": 2.0})
+                                                  for c in reply["choices"][0]["message"]["tool_calls"]})
+    return replies
+
+
+@pytest.mark.parametrize("scenario", ["one_quote", "no_tool", "compare"])
+def test_tool_choice_required_calls_a_tool_in_every_reply(scenario):
+    replies = run_loop(session(scenario), "required", 4)
+    assert len(replies) == 4
+    assert all(r["finish_reason"] == "tool_calls" and r["message"]["tool_calls"] for r in replies)
+    ids = [c["id"] for r in replies for c in r["message"]["tool_calls"]]
+    assert len(ids) == len(set(ids))  # each reply's calls are new calls, with new ids
+    names = {c["function"]["name"] for r in replies for c in r["message"]["tool_calls"]}
+    assert names == {"get_quote"}
+
+
+def test_tool_choice_required_first_follows_the_script():
+    """Forcing a call where the model would call anyway changes nothing: the scripted call comes."""
+    chat = session("one_quote")
+    [forced] = run_loop(chat, "required", 1)
+    [auto] = run_loop(session("one_quote"), "auto", 1)
+    assert forced["message"]["tool_calls"] == auto["message"]["tool_calls"]
+
+
+def test_a_named_tool_choice_forces_that_tool():
+    chat = session("no_tool")
+    replies = run_loop(chat, {"type": "function", "function": {"name": "get_quote"}}, 2)
+    assert [c["function"]["name"] for r in replies for c in r["message"]["tool_calls"]] == ["get_quote"] * 2
+    assert json.loads(replies[0]["message"]["tool_calls"][0]["function"]["arguments"]) == {"ticker": ""}
+
+
+def test_after_forced_calls_auto_lets_the_model_answer():
+    chat = session("one_quote")
+    messages = start(chat)
+    for choice in ("required", "required"):
+        _, reply = choose(chat, messages, choice)
+        messages = answer_calls(messages, reply, {c["id"]: json.dumps({"price": 1.5, "pe": 2.5,
+                                                                       "change_1y_pct": 3, "currency": "EUR"})
+                                                  for c in reply["choices"][0]["message"]["tool_calls"]})
+    status, final = choose(chat, messages, "auto")
+    assert status == 200 and final["choices"][0]["finish_reason"] == "stop"
+    assert "1.5 EUR" in final["choices"][0]["message"]["content"]
+
+
+@pytest.mark.parametrize("scenario", ["one_quote", "compare", "endless"])
+def test_tool_choice_none_never_calls_a_tool(scenario):
+    [reply] = run_loop(session(scenario), "none", 3)
+    assert reply["finish_reason"] == "stop" and "tool_calls" not in reply["message"]
+    assert 'tool_choice is "none"' in reply["message"]["content"]
+
+
+# ---------------------------------------------------------------- parallel calls: order
+
+@pytest.mark.parametrize("seed", range(12))
+def test_three_parallel_calls_never_come_in_the_scripted_order_nor_reversed(seed):
+    chat = session("compare_three", seed)
+    _, reply = ask(chat, start(chat))
+    calls = reply["choices"][0]["message"]["tool_calls"]
+    tickers = [json.loads(c["function"]["arguments"])["ticker"] for c in calls]
+    assert sorted(tickers) == ["AAPL", "NVDA", "TSLA"]
+    assert tickers not in (["AAPL", "NVDA", "TSLA"], ["TSLA", "NVDA", "AAPL"])

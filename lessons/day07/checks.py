@@ -4,12 +4,11 @@ Your functions run in a separate process. There, `client` is replaced by an open
 requests the grader answers with the mock Chat Completions API, keeping every request and response.
 Numbers come from `world`, so with another seed every expected value changes.
 """
+import ast
 import json
+from pathlib import Path
 
-from mock_llm.chat import ChatSession
-from mock_llm.tools import grading_tools
-from validator.checking import Fail, ToolBox, check, completion_arg, expect, registry_arg, shown
-from validator.runner import Record
+from validator.checking import Fail, Record, ToolBox, check, completion_arg, expect, registry_arg, shown
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -75,8 +74,21 @@ def test_runs_the_tool(learner, world):
     expect(calls, "tool_impl_unused")
     for call in calls:
         expect(call.input == {"ticker": stock}, "tool_args_not_parsed", given=call.input)
-    expected = grading_tools(world)["get_quote"](stock)
+    expected = world.tools["get_quote"](stock)
     expect(calls and result == expected, "tool_json_wrong", name="get_quote", arguments=arguments,
+           got=shown(result), expected=expected)
+
+
+@check("1.2", points=1, en="an error result from the tool is passed on unchanged",
+       zh="工具返回的错误结果原样传回")
+def test_error_result_unchanged(learner, world):
+    missing = world.scenarios["unknown_ticker"].values["missing"]
+    arguments = json.dumps({"ticker": missing})
+    result, _ = run_execute_tool(learner, world, "get_quote", arguments)
+    expected = world.tools["get_quote"](missing)  # {"error": "unknown ticker: …"}: a result
+    reworded = (isinstance(result, dict) and set(result) == {"error"}
+                and expected["error"] in str(result["error"]))  # a longer error text says the same
+    expect(result == expected or reworded, "tool_error_rewritten", arguments=arguments,
            got=shown(result), expected=expected)
 
 
@@ -124,13 +136,48 @@ def test_messages_are_fresh(learner, world):
     first, second = world.scenarios["no_tool"].question, world.scenarios["compare"].question
     learner.call("build_messages", first)
     messages = learner.call("build_messages", second)
-    expect(isinstance(messages, list) and first not in str(messages), "messages_shared")
+    if not (isinstance(messages, list) and first not in str(messages)):
+        fail_shared_history(learner, "build_messages")
+
+
+def fail_shared_history(learner, func):
+    """The conversation outlived its call: say where it is kept, a default argument or elsewhere."""
+    found = mutable_default(Path(learner.submission.path), func)
+    if found:
+        raise Fail("messages_default_shared", where=found[0], param=found[1])
+    raise Fail("messages_shared")
+
+
+def mutable_default(path: Path, func: str) -> tuple[str, str] | None:
+    """(function, "name=[]") when `func`, or a function it calls, has a default argument that is a
+    list, dict or set: made once, when the def runs, and shared by every call. Read from the source."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    defs: dict[str, list] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(node.name, []).append(node)
+    targets = defs.get(func, [])[-1:]  # the last def of a name is the one that counts
+    called = {getattr(n.func, "id", None) or getattr(n.func, "attr", None)
+              for t in targets for n in ast.walk(t) if isinstance(n, ast.Call)}
+    for node in targets + [d for name in sorted(called - {func, None}) for d in defs.get(name, [])]:
+        args = node.args
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for arg, default in pairs:
+            if isinstance(default, (ast.List, ast.Dict, ast.Set)) or (
+                    isinstance(default, ast.Call) and getattr(default.func, "id", None) in ("list", "dict", "set")):
+                return node.name, f"{arg.arg}={ast.unparse(default)}"
+    return None
 
 
 # ---------------------------------------------------------------- TODO 3.1 read_tool_calls
 
 def mock_response(world, scenario):
-    session = ChatSession(world.scenarios[scenario], world.seed)
+    session = world.session(scenario)
     return session.complete({"model": "mock-react-1", "tools": [QUOTE_TOOL], "messages": [
         {"role": "user", "content": world.scenarios[scenario].question}]})
 
@@ -169,7 +216,29 @@ def run_agent(learner, world, scenario, *max_iter):
 def explain_rejection(run):
     for number, exchange in enumerate(run.exchanges, start=1):
         if exchange.status == 400:
-            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
+            error = exchange.response["error"]
+            # a tool call of an assistant message sent back, rebuilt by hand without a required field
+            key = "api_rejected_tool_calls" if ".tool_calls" in str(error.get("param")) else "api_rejected"
+            raise Fail(key, request=number, message=error["message"])
+
+
+def explain_tool_choice(run):
+    """For a run that did not end as it should: a tool_choice that forces or forbids tool calls."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        choice = exchange.request.get("tool_choice")
+        if choice not in (None, "auto"):
+            key = "tool_choice_none" if choice == "none" else "tool_choice_forces"
+            raise Fail(key, request=number, choice=json.dumps(choice))
+
+
+def reply_of(exchange) -> dict:
+    return exchange.response["choices"][0]["message"] if exchange.status == 200 else {}
+
+
+def requested(message) -> str:
+    """A reply's tool calls as a learner reads them: get_quote({"ticker": "AAPL"}), …"""
+    return ", ".join(f"{c['function']['name']}({c['function']['arguments']})"
+                     for c in message.get("tool_calls") or [])
 
 
 def expect_arguments_parsed(run):
@@ -184,6 +253,7 @@ def expect_answer(run, *expected):
     for text in expected:
         if not (isinstance(run.answer, str) and text in run.answer):
             expect_arguments_parsed(run)
+            explain_tool_choice(run)
             raise Fail("answer_missing", expected=text, got=shown(run.answer))
 
 
@@ -199,16 +269,41 @@ def test_one_quote(learner, world):
        zh="未知代码：错误交给模型，不编造数字")
 def test_unknown_ticker(learner, world):
     run = run_agent(learner, world, "unknown_ticker")
-    expect_answer(run, f"unknown ticker: {run.scenario.values['missing']}")
+    error = f"unknown ticker: {run.scenario.values['missing']}"
+    if not (isinstance(run.answer, str) and error in run.answer):
+        expect_error_result_sent(run, error)
+    expect_answer(run, error)
     prices = [str(q["price"]) for q in world.quotes.values()]
     expect("unavailable" in run.answer and not any(p in run.answer for p in prices), "invented_number",
            got=run.answer)
 
 
+def expect_error_result_sent(run, error):
+    """The tool returned an error result; fail when no tool message brought it to the model."""
+    failed = [c for c in run.tool_calls if isinstance(c.output, dict) and error in str(c.output.get("error"))]
+    later = [e for e in run.exchanges if e.status == 200 and e.request.get("messages")]
+    if failed and len(later) > 1:
+        sent = [str(m.get("content")) for m in later[-1].request["messages"]
+                if isinstance(m, dict) and m.get("role") == "tool"]
+        if sent and not any(error in content for content in sent):
+            raise Fail("error_result_lost", output=json.dumps(failed[0].output), content=sent[-1])
+
+
 @check("4.1", points=1, en="two calls in one response: both run, each result paired by its id",
        zh="一次响应里两个调用：都执行，结果按 id 配对")
 def test_parallel_calls(learner, world):
-    run = run_agent(learner, world, "compare")
+    expect_parallel_calls(learner, world, "compare")
+
+
+@check("4.1", points=1, en="three calls in one response, never in the order asked: each result paired by its id",
+       zh="一次响应里三个调用，顺序从不与提问时相同：每个结果按 id 配对")
+def test_three_parallel_calls(learner, world):
+    expect_parallel_calls(learner, world, "compare_three")
+
+
+def expect_parallel_calls(learner, world, scenario):
+    """Every call of the first response runs, and each result goes back under its own call's id."""
+    run = run_agent(learner, world, scenario)
     expect(run.exchanges, "no_request")
     asked = run.exchanges[0].response["choices"][0]["message"].get("tool_calls") or []
     ran = [c for c in run.tool_calls if c.round == 1]
@@ -217,22 +312,30 @@ def test_parallel_calls(learner, world):
     expect(len(ran) >= len(asked), "not_all_calls_run", asked=len(asked), ran=len(ran))
     expect_arguments_parsed(run)
     if len(run.exchanges) > 1:
-        sent = {m.get("tool_call_id"): str(m.get("content")) for m in run.exchanges[1].request["messages"]
-                if m.get("role") == "tool"}
+        messages = [m for m in run.exchanges[1].request["messages"] if isinstance(m, dict)]
+        sent = {m.get("tool_call_id"): str(m.get("content")) for m in messages if m.get("role") == "tool"}
+        expect(sent, "assistant_not_appended", got=" → ".join(str(m.get("role")) for m in messages))
         for call in asked:
             ticker = json.loads(call["function"]["arguments"])["ticker"]
             content = sent.get(call["id"], "")
             expect(str(world.quotes[ticker]["price"]) in content, "wrong_pairing", call_id=call["id"],
                    ticker=ticker, content=content)
-    expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in ("AAPL", "NVDA")))
+    tickers = [call.args["ticker"] for call in run.scenario.turns[0]]
+    expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in tickers))
 
 
 @check("4.1", points=1, en="no tool needed: one request, its content is the answer",
        zh="不需要工具：一次请求，content 就是答案")
 def test_no_tool_needed(learner, world):
     run = run_agent(learner, world, "no_tool")
-    expect(len(run.exchanges) == 1, "wrong_request_count", expected=1, got=len(run.exchanges))
-    content = run.exchanges[0].response["choices"][0]["message"]["content"]
+    if len(run.exchanges) != 1:
+        explain_tool_choice(run)
+        raise Fail("wrong_request_count", expected=1, got=len(run.exchanges))
+    message = reply_of(run.exchanges[0])
+    if message.get("tool_calls"):  # no content to compare with: it asked for tools instead
+        explain_tool_choice(run)
+        raise Fail("reply_was_tool_request", request=1, calls=requested(message), got=shown(run.answer))
+    content = message["content"]
     expect(run.answer == content, "content_not_returned", expected=content, got=shown(run.answer))
 
 
@@ -242,6 +345,9 @@ def test_stops_at_max_iter(learner, world):
     run = run_agent(learner, world, "endless", 3)
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
+    remarks = {str(reply_of(e).get("content") or "").strip() for e in run.exchanges}
+    expect(run.answer.strip() not in remarks, "fallback_is_model_text", requests=len(run.exchanges),
+           got=run.answer)
 
 
 @check("4.1", points=1, en="the assistant message with tool_calls comes before the tool results",
@@ -250,14 +356,19 @@ def test_assistant_message_appended(learner, world):
     run = run_agent(learner, world, "one_quote")
     expect(run.exchanges, "no_request")
     users = [m for m in run.exchanges[0].request["messages"] if m.get("role") == "user"]
-    expect(len(users) == 1, "messages_shared")
-    issued = run.exchanges[0].response["choices"][0]["message"].get("tool_calls") or []
+    if len(users) != 1:
+        fail_shared_history(learner, "build_messages")
+    issued = {c["id"] for c in reply_of(run.exchanges[0]).get("tool_calls") or []}
     expect(issued and len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
-    messages = run.exchanges[1].request["messages"]
-    roles = [m.get("role") for m in messages]
-    expect(roles[-2:] == ["assistant", "tool"] and
-           [c.get("id") for c in messages[-2].get("tool_calls") or []] == [c["id"] for c in issued],
-           "assistant_not_appended", got=" → ".join(map(str, roles)))
+    messages = [m for m in run.exchanges[1].request["messages"] if isinstance(m, dict)]
+    # Where the assistant message carrying these calls is. Other messages (a system reminder, say)
+    # may follow the results; every tool result comes after it and answers one of its calls.
+    carrier = next((i for i, m in enumerate(messages) if m.get("role") == "assistant" and
+                    {c.get("id") for c in m.get("tool_calls") or [] if isinstance(c, dict)} == issued), None)
+    results = [(i, m.get("tool_call_id")) for i, m in enumerate(messages) if m.get("role") == "tool"]
+    ok = (carrier is not None and issued <= {call_id for _, call_id in results}
+          and all(i > carrier and call_id in issued for i, call_id in results))
+    expect(ok, "assistant_not_appended", got=" → ".join(str(m.get("role")) for m in messages))
 
 
 @check("4.1", points=1, en="offers the tool with every request", zh="每个请求都提供工具")

@@ -1,6 +1,6 @@
 # expect-lose: 4.1
 # expect-keep: 1.1 1.2 2.1 3.1
-# expect-message: they must end with the assistant message carrying the tool_calls
+# expect-message: they must hold the assistant message carrying the tool_calls
 # why: Day-06 habit: each result goes back as a user message "Observation: ...", with no assistant
 # why: message and no tool_call_id, so the model never sees its calls answered and asks again.
 """Day 07 — native function calling: the model's own `tool_calls` instead of a text protocol.
