@@ -115,6 +115,19 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path) -> Submissio
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 
+def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
+    """pytest on the lesson's checks with our plugins only: no conftest file, no plugin that
+    installed itself, no ini options are taken from anywhere a submission could have written."""
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    code = pytest.main(
+        [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
+         "--noconftest", *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))],
+        plugins=[collector, *plugins])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
+        raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
+                          f"code {int(code)})")
+
+
 def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
     """Run every check of `lesson` against the file at `path`."""
     path = Path(path).resolve()
@@ -126,15 +139,7 @@ def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
     submission.spawn()  # it loads the learner's file while pytest starts up
     collector = Collector(lesson, submission, world)
     try:
-        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the plugins named here run
-        code = pytest.main(
-            [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
-             "--noconftest", "-p", "no:randomly",
-             *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))],
-            plugins=[collector])
+        run_checks(lesson, collector)
     finally:
         submission.close()
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
-        raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
-                          f"code {int(code)})")
     return Grade(lesson, path, seed, collector.results, time.monotonic() - started)

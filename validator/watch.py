@@ -1,0 +1,198 @@
+"""`python validate.py watch [dayNN]`: grade your copy of the exercise on every save.
+
+One pytest session stays open for a lesson: the checks are collected once and run again after each
+save, in the same warm process (the grader, pytest, the mock are imported once), so a result comes
+back a moment after you save. The screen shows the score, the first failing check with its
+message, the hints you asked for and the course's progress. When the lesson passes it moves on to
+the next one. Keys: `h` the next hint, `q` (or Ctrl-C) quit. With no terminal (piped), it prints
+one line per grading and reads no keys.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import sys
+import threading
+import time
+
+import pytest
+import watchfiles
+from rich.console import Console
+from rich.padding import Padding
+from rich.text import Text
+
+from mock_llm import load_world
+
+from . import workspace
+from .grading import Collector, Grade, open_submission, run_checks
+from .lessons import LessonError, lesson_names, load_lesson, say
+from .report import failure_text, first_failing_todo
+
+QUIT, HINT, SAVED = "quit", "hint", "saved"
+
+
+class Keys:
+    """Single key presses from the terminal, read by a thread; `wake` is set on each one."""
+
+    def __init__(self, wake: threading.Event):
+        self.wake, self.pressed = wake, queue.Queue()
+        self.saved_mode = None
+        if sys.stdin.isatty():
+            import termios
+            import tty
+            self.saved_mode = termios.tcgetattr(sys.stdin.fileno())
+            tty.setcbreak(sys.stdin.fileno())
+            threading.Thread(target=self._read, daemon=True, name="keys").start()
+
+    def _read(self):
+        while True:
+            key = os.read(sys.stdin.fileno(), 1).decode("utf-8", "replace").lower()
+            if key in ("q", "h"):
+                self.pressed.put(QUIT if key == "q" else HINT)
+                self.wake.set()
+
+    def restore(self):
+        if self.saved_mode is not None:
+            import termios
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, self.saved_mode)
+
+
+class WatchLoop:
+    """A pytest plugin that runs the collected checks again after every save of the file."""
+
+    def __init__(self, lesson, path, collector: Collector, screen: "Screen", keys: Keys, wake: threading.Event):
+        self.lesson, self.path, self.collector = lesson, path, collector
+        self.screen, self.keys, self.wake = screen, keys, wake
+        self.passed = False
+        self.graded = None  # the file's signature when it was last graded
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        while True:
+            grade = self.grade_once(session.items)
+            workspace.record_score(self.lesson.name, grade.score, grade.max_score)
+            self.screen.draw(grade)
+            if grade.score == grade.max_score:
+                self.passed = True
+                return True
+            event = self.wait()
+            while event == HINT:
+                self.screen.more_hint(grade)
+                event = self.wait()
+            if event == QUIT:
+                return True
+
+    def grade_once(self, items) -> Grade:
+        started = time.monotonic()
+        self.graded = self.signature()
+        self.collector.results.clear()
+        self.collector.learners.clear()
+        submission = open_submission(self.lesson, self.collector.scenario_world, self.path)
+        submission.spawn()
+        self.collector.submission = submission
+        try:
+            for index, item in enumerate(items):
+                following = items[index + 1] if index + 1 < len(items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+        finally:
+            submission.close()
+        return Grade(self.lesson, self.path, self.collector.scenario_world.seed,
+                     list(self.collector.results), time.monotonic() - started)
+
+    def wait(self) -> str:
+        """The next event: a key pressed, or the file saved. A real watcher wakes us; every half
+        second the file's signature is compared too, for a save made before the watcher started."""
+        while True:
+            with contextlib.suppress(queue.Empty):
+                return self.keys.pressed.get_nowait()
+            self.wake.clear()
+            for changes in watchfiles.watch(self.path.parent, stop_event=self.wake, debounce=50, step=20,
+                                            watch_filter=self._is_ours, raise_interrupt=True,
+                                            rust_timeout=500, yield_on_timeout=True):
+                if changes or self.signature() != self.graded:
+                    return SAVED
+
+    def signature(self):
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def _is_ours(self, change, path: str) -> bool:
+        return os.path.abspath(path) == str(self.path) and change != watchfiles.Change.deleted
+
+
+class Screen:
+    """What watch shows: redrawn whole on a terminal, one line per grading otherwise."""
+
+    def __init__(self, console: Console, lang: str):
+        self.console, self.lang = console, lang
+
+    def draw(self, grade: Grade) -> None:
+        say_ = lambda key, **params: say(key, self.lang, **params)  # noqa: E731
+        state = workspace.load_state()
+        passed = sum(1 for entry in state.get("lessons", {}).values() if entry.get("passed"))
+        lesson = grade.lesson
+        line = f"{lesson.name} {grade.score}/{grade.max_score}"
+        if not self.console.is_terminal:
+            todo = first_failing_todo(grade)
+            print(line + (f" · {say_('report_summary', todo=todo)}" if todo else f" · {say_('report_summary_pass')}"),
+                  flush=True)
+            return
+        from .cli import progress_bar  # the same bar as `list`
+        self.console.clear()
+        self.console.print(Text(f"reactlings watch · {lesson.name} · {lesson.title[self.lang]}", style="bold"))
+        self.console.print(progress_bar(passed, len(lesson_names()), self.lang))
+        self.console.print(Text(say_("report_score") + f"{grade.score}/{grade.max_score}", style="bold"))
+        self.console.print()
+        failing = next((c for c in grade.checks if not c.passed), None)
+        if failing is None:
+            self.console.print(Text(say_("report_all_passed"), style="green"))
+            return
+        todo = lesson.todo(failing.todo)
+        self.console.print(Text.assemble((f"TODO {todo.id}  ", "bold"), f"{todo.title[self.lang]} ",
+                                         (f"({todo.function})", "dim")))
+        self.console.print(Text("  ✗ ", style="red") + Text(failing.title[self.lang]))
+        self.console.print(Padding(Text(failure_text(failing, grade, self.lang)), (0, 0, 0, 6)))
+        level = state.get("hints", {}).get(lesson.name, {}).get(todo.id, 0)
+        for hint in todo.hints[:level]:
+            self.console.print(Padding(Text("• " + hint[self.lang], style="yellow"), (0, 0, 0, 2)))
+        self.console.print()
+        self.console.print(Text(say_("watch_keys", path=os.path.relpath(grade.path)), style="dim"))
+
+    def more_hint(self, grade: Grade) -> None:
+        todo_id = first_failing_todo(grade)
+        if todo_id is not None:
+            workspace.next_hint_level(grade.lesson.name, todo_id, len(grade.lesson.todo(todo_id).hints))
+        self.draw(grade)
+
+
+def watch(name: str | None, console: Console, lang: str) -> int:
+    from .cli import first_unfinished
+    name = name or first_unfinished() or lesson_names()[-1]
+    screen, wake = Screen(console, lang), threading.Event()
+    keys = Keys(wake)
+    try:
+        while name:
+            lesson = load_lesson(name)
+            path, _ = workspace.working_copy(lesson)
+            collector = Collector(lesson, None, load_world(lesson.folder))
+            loop = WatchLoop(lesson, path.resolve(), collector, screen, keys, wake)
+            run_checks(lesson, collector, loop)
+            if not loop.passed:
+                return 0
+            names = lesson_names()
+            name = names[names.index(name) + 1] if name in names and name != names[-1] else None
+            if name:
+                console.print(say("watch_moving_on", lang, name=name), style="bold green", markup=False)
+                time.sleep(1.5 if console.is_terminal else 0)
+        console.print(say("course_done", lang), style="bold green", markup=False)
+        return 0
+    except KeyboardInterrupt:
+        return 0
+    except LessonError:
+        raise
+    finally:
+        keys.restore()
