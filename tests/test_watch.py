@@ -1,0 +1,83 @@
+"""validate.py watch: grading again on every save, in a pipe and in a real terminal (tmux)."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
+SOLUTION = ROOT / "solutions" / "day06.py"
+TODO = 'raise NotImplementedError("TODO 1.2: describe the tools")'
+DONE = 'return "\\n".join(f"- {tool.name}: {tool.description}" for tool in tools)'
+
+pytestmark = pytest.mark.slow
+
+
+def environment(workspace: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", REACTLINGS_WORKSPACE=str(workspace))
+    return env
+
+
+def test_in_a_pipe_each_save_gives_one_line_and_a_pass_moves_on(tmp_path):
+    watch = subprocess.Popen([sys.executable, "validate.py", "watch", "day06"], cwd=ROOT,
+                             env=environment(tmp_path), stdout=subprocess.PIPE, text=True)
+    try:
+        assert watch.stdout.readline().startswith("day06 0/")
+        copy = tmp_path / "day06.py"
+        time.sleep(0.3)
+        copy.write_text(TEMPLATE.read_text(encoding="utf-8").replace(TODO, DONE), encoding="utf-8")
+        assert watch.stdout.readline().startswith("day06 2/")
+        time.sleep(0.3)
+        partial = tmp_path / "partial.tmp"  # as editors do: write elsewhere, then rename over it
+        partial.write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+        partial.replace(copy)
+        passed = watch.stdout.readline()
+        assert "every check passes" in passed
+        assert "day07" in watch.stdout.readline()  # moving on
+        assert watch.stdout.readline().startswith("day07 0/")
+        assert (tmp_path / "day07.py").exists()
+    finally:
+        watch.kill()
+        watch.wait()
+
+
+def pane(session: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+                          text=True).stdout
+
+
+def wait_for(session: str, text: str, seconds: float = 20) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        shown = pane(session)
+        if text in shown:
+            return shown
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never appeared; the screen:\n{pane(session)}")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_in_a_terminal_h_shows_hints_and_q_quits(tmp_path):
+    session = f"reactlings-watch-{os.getpid()}"
+    env = environment(tmp_path)
+    command = f"cd {ROOT} && {sys.executable} validate.py watch day06; echo WATCH-ENDED; sleep 30"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "40", command],
+                   env=env, check=True)
+    try:
+        screen = wait_for(session, "score: 0/")
+        assert "TODO 1.2" in screen and "not implemented yet" in screen and "h: a hint" in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "h"], check=True)
+        wait_for(session, "• Return one line per tool")
+        (tmp_path / "day06.py").write_text(TEMPLATE.read_text(encoding="utf-8").replace(TODO, DONE),
+                                           encoding="utf-8")
+        screen = wait_for(session, "score: 2/")
+        assert "TODO 1.3" in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        wait_for(session, "WATCH-ENDED")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
