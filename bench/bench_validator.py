@@ -8,6 +8,7 @@ measured alongside it; compare ratios between runs, not seconds.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -37,6 +38,32 @@ def median_seconds(command: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
+def watch_save_to_result(runs: int) -> float:
+    """`validate.py watch day06` in a pipe: the median time from writing the file to its result
+    line, the template and a one-TODO variant in turn (a pass would move on to the next lesson)."""
+    template = (ROOT / "lessons" / "day06" / "day06.py").read_text(encoding="utf-8")
+    todo = 'raise NotImplementedError("TODO 1.2: describe the tools")'
+    versions = [template.replace(todo, 'return "\\n".join(f"- {t.name}: {t.description}" for t in tools)'),
+                template]
+    with tempfile.TemporaryDirectory() as workspace:
+        env = dict(os.environ, REACTLINGS_WORKSPACE=workspace)
+        watch = subprocess.Popen([sys.executable, "validate.py", "watch", "day06"], cwd=ROOT, env=env,
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            watch.stdout.readline()  # the first grading
+            times = []
+            for number in range(runs * 2):
+                time.sleep(0.3)  # as a person would: the watcher is listening again
+                started = time.perf_counter()
+                Path(workspace, "day06.py").write_text(versions[number % 2], encoding="utf-8")
+                watch.stdout.readline()
+                times.append(time.perf_counter() - started)
+        finally:
+            watch.kill()
+            watch.wait()
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -46,6 +73,8 @@ def main() -> None:
         folder = Path(tmp)
         cases = {
             "day06 reference solution": grade + [str(SOLUTION)],
+            # The same unisolated: the difference is what the jail costs a submission (validator/jail.py).
+            "day06 reference solution, no isolation": ["env", "REACTLINGS_SANDBOX=off"] + grade + [str(SOLUTION)],
             "day07 reference solution (openai client)": [sys.executable, "validate.py", "day07",
                                                          "--solution"],
             "untouched template": grade + [str(ROOT / "lessons" / "day06" / "day06.py")],
@@ -61,9 +90,14 @@ def main() -> None:
         baseline = median_seconds([sys.executable, "-c", "pass"], runs * 2)
         print(f"baseline `python -c pass`: {baseline * 1000:.0f} ms (median of {runs * 2})")
         print(f"{'case':42} {'median':>9} {'× baseline':>11}")
+        medians = {}
         for name, command in cases.items():
-            seconds = median_seconds(command, runs)
+            medians[name] = seconds = median_seconds(command, runs)
             print(f"{name:42} {seconds:8.2f}s {seconds / baseline:10.1f}×")
+        isolation = medians["day06 reference solution"] - medians["day06 reference solution, no isolation"]
+        print(f"{'isolation, per submission':42} {isolation:+8.2f}s {isolation / baseline:+10.1f}×")
+        seconds = watch_save_to_result(runs)
+        print(f"{'watch: save -> result (warm process)':42} {seconds:8.2f}s {seconds / baseline:10.1f}×")
 
 
 if __name__ == "__main__":

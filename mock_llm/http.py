@@ -9,23 +9,22 @@ import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .chat import MODEL, ChatSession, error_body, read_json
-from .scenarios import DEFAULT_SEED, Scenario, load_world
+from .protocols import question_of
+from .scenarios import DEFAULT_SEED, load_world
 
 MOCK_BASE_URL = "http://mock-llm.invalid/v1"  # never resolved: the transport answers in-process
 
 
 class Router:
-    """Chat Completions for a whole lesson: one session per scenario, picked by the question."""
+    """Chat Completions for a whole lesson: one session per scenario, picked by the question; a
+    question no scenario scripts gets the lesson's improvised plan (see LessonWorld.improvise)."""
 
     def __init__(self, lesson: str, seed: int = DEFAULT_SEED):
         self.world = load_world(lesson, seed)
         self.seed = seed
-        questions = "; ".join(s.question for s in self.world.scenarios.values())
-        unknown = Scenario("unknown", "", [], "(mock LLM) I can only answer this lesson's questions: "
-                           f"{questions}", [], repeat=False)
         self.sessions = {name: self.world.protocol.over_http(s, seed, 10**9)
                          for name, s in self.world.scenarios.items()}
-        self.fallback = self.world.protocol.over_http(unknown, seed, 10**9)
+        self.improvised: dict[str, ChatSession] = {}
 
     def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict]:
         body, error = read_json(method, raw)
@@ -33,12 +32,16 @@ class Router:
 
     def _session(self, body) -> ChatSession:
         messages = body.get("messages") if isinstance(body, dict) else None
-        texts = [str(m.get("content")) for m in messages or []
-                 if isinstance(m, dict) and m.get("role") == "user"] if isinstance(messages, list) else []
+        messages = messages if isinstance(messages, list) else []
+        texts = [str(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
         for session in self.sessions.values():
             if any(session.scenario.question in text for text in texts):
                 return session
-        return self.fallback
+        question = question_of(messages)
+        if question not in self.improvised:
+            self.improvised[question] = self.world.protocol.over_http(self.world.improvise(question),
+                                                                      self.seed, 10**9)
+        return self.improvised[question]
 
 
 def openai_client(lesson: str, seed: int = DEFAULT_SEED):

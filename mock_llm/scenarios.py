@@ -36,6 +36,9 @@ class Call:
     input: str = ""  # text protocol: a template such as "{a} + {b} * {c}" or "{obs1:number} * 9 / 5"
     args: dict | None = None  # chat protocol: the function arguments, each value a template
     thought: str = "I should use a tool."
+    made_up: str | None = None  # text protocol: what the mock writes on after this request (text_react.py)
+    guess: str | None = None  # text protocol: the made-up Observation, a template (default: imagined())
+    strict: bool = False  # text protocol: needs the tool named, and this step after the one before
 
 
 @dataclass
@@ -121,6 +124,7 @@ class LessonWorld:
     tools: dict[str, Callable]  # name -> the function the grader runs for a tool call
     seed: int
     protocol: type  # the Session class of the lesson's protocol (mock_llm/protocols.py)
+    module: object = None  # the lesson's tools.py
 
     def __getattr__(self, name):
         data = self.__dict__.get("data") or {}
@@ -132,12 +136,31 @@ class LessonWorld:
         """A fresh mock session of the lesson's protocol on one of its scenarios."""
         return self.protocol(self.scenarios[scenario], self.seed, budget)
 
+    def improvise(self, question: str) -> Scenario:
+        """A question no scenario scripts (a learner playing with their agent): the lesson's
+        tools.py `plan(question, world)` says which tools answer it, in scenarios.yaml's form
+        ({"calls": [...], "answer": "..."}); when none fits, the model says so."""
+        planner = getattr(self.module, "plan", None)
+        spec = planner(question, self) if planner else None
+        if not spec:
+            tools = ", ".join(self.tool_descriptions) or "none"
+            return Scenario("unscripted", "", [], "None of my tools can help with that question (my tools: "
+                            f"{tools}). Ask about something they can do.", [], repeat=False)
+        return Scenario("unscripted", "", [_turn(c) for c in spec.get("calls", [])], spec["answer"],
+                        list(self.tool_descriptions), repeat=False)
+
 
 def _turn(spec) -> list[Call]:
     """A scenario's `calls` entry: one call (a mapping) or parallel calls (a list of mappings)."""
     specs = spec if isinstance(spec, list) else [spec]
-    return [Call(c["tool"], str(c.get("input", "")), c.get("args"), c.get("thought", Call.thought))
-            for c in specs]
+    calls = [Call(c["tool"], str(c.get("input", "")), c.get("args"), c.get("thought", Call.thought),
+                  c.get("made_up"), c.get("guess"), bool(c.get("strict", False))) for c in specs]
+    if any(c.made_up not in MADE_UP for c in calls):
+        raise ValueError(f"made_up must be one of {', '.join(m for m in MADE_UP if m)}")
+    return calls
+
+
+MADE_UP = (None, "none", "observation", "final")  # see text_react.py
 
 
 _tool_modules: dict[Path, object] = {}
@@ -195,7 +218,7 @@ def load_world(lesson: str | Path, seed: int = DEFAULT_SEED, path: Path | None =
             scenarios[name] = scenario
     except (KeyError, TypeError, ValueError) as err:
         raise ScenarioError(f"{path}: malformed scenario data ({type(err).__name__}: {err})") from None
-    world = LessonWorld(scenarios, dict(data.get("tools", {})), tables, {}, seed, session_class)
+    world = LessonWorld(scenarios, dict(data.get("tools", {})), tables, {}, seed, session_class, module)
     if module is not None and hasattr(module, "tools"):
         world.tools = module.tools(world)
     missing = sorted({t for s in scenarios.values() for t in s.tools} - set(world.tools))

@@ -349,3 +349,23 @@ def test_three_parallel_calls_never_come_in_the_scripted_order_nor_reversed(seed
     tickers = [json.loads(c["function"]["arguments"])["ticker"] for c in calls]
     assert sorted(tickers) == ["AAPL", "NVDA", "TSLA"]
     assert tickers not in (["AAPL", "NVDA", "TSLA"], ["TSLA", "NVDA", "AAPL"])
+
+
+def test_over_http_any_ticker_of_the_table_is_looked_up():
+    """Questions no scenario scripts: the tickers named get parallel get_quote calls."""
+    client = openai_client("day07")
+    tools = [{"type": "function", "function": {"name": "get_quote", "parameters": {
+        "type": "object", "properties": {"ticker": {"type": "string"}}}}}]
+    messages = [{"role": "user", "content": "How are TSLA and NVDA doing?"}]
+    first = client.chat.completions.create(model="m", messages=messages, tools=tools).choices[0].message
+    assert sorted(json.loads(c.function.arguments)["ticker"] for c in first.tool_calls) == ["NVDA", "TSLA"]
+    messages.append(first.model_dump(exclude_unset=True))
+    for call in first.tool_calls:
+        ticker = json.loads(call.function.arguments)["ticker"]
+        messages.append({"role": "tool", "tool_call_id": call.id,
+                         "content": json.dumps({"price": {"TSLA": 178.6, "NVDA": 1180.0}[ticker], "pe": 1})})
+    answer = client.chat.completions.create(model="m", messages=messages, tools=tools).choices[0].message
+    assert "TSLA: price 178.6" in answer.content and "NVDA: price 1180.0" in answer.content
+    unrelated = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Hello"}],
+                                               tools=tools).choices[0].message
+    assert unrelated.tool_calls is None and "None of my tools" in unrelated.content

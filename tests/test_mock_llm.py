@@ -370,7 +370,21 @@ def test_reply_routes_by_question(monkeypatch):
     prompt = f"Question: {CALC_Q}\n" + step("Calculator", "3 + 5 * 2", "13")
     assert parsed(mock_llm.reply("day06", prompt)) == {"Final Answer": "3 + 5 * 2 = 13"}
     stranger = mock_llm.reply("day06", "Question: What is the capital of France?")
-    assert "Final Answer" in stranger and CALC_Q in stranger
+    assert "Final Answer" in stranger and "None of my tools can help" in stranger
+
+
+def test_questions_no_scenario_scripts_are_answered_with_the_tools(monkeypatch):
+    """A learner playing with their agent: any city of the table, any arithmetic, both at once."""
+    monkeypatch.setattr(mock_llm, "_sessions", {})
+    weather = mock_llm.reply("day06", "Question: How is the weather in 广州 today?")
+    assert (parsed(weather)["Action"], parsed(weather)["Action Input"]) == ("Weather", "广州")
+    both = "Question: In 成都, what is 12*7?\n"
+    first = parsed(mock_llm.reply("day06", both))
+    assert (first["Action"], first["Action Input"]) == ("Weather", "成都")
+    second = parsed(mock_llm.reply("day06", both + step("Weather", "成都", "overcast, 19°C")))
+    assert (second["Action"], second["Action Input"]) == ("Calculator", "12*7")
+    done = mock_llm.reply("day06", both + step("Weather", "成都", "overcast, 19°C") + step("Calculator", "12*7", "84"))
+    assert parsed(done)["Final Answer"] == "成都: overcast, 19°C; 12*7: 84"
 
 
 # ---------------------------------------------------------------- the grader's calculator
@@ -443,3 +457,88 @@ def test_unusable_scenarios_name_the_file(tmp_path, text):
 def test_missing_scenarios_file(tmp_path):
     with pytest.raises(ScenarioError, match="no such file"):
         load_world("day06", path=tmp_path / "absent.yaml")
+
+
+# ---------------------------------------------------------------- call options: made_up, guess, strict
+
+from mock_llm.scenarios import Call, Scenario  # noqa: E402  (the options' own tests, kept together)
+
+
+def scripted(*calls: Call, answer: str = "{obs1}", question: str = "What is 3 + 5 * 2?") -> TextReactSession:
+    return TextReactSession(Scenario("options", question, [[c] for c in calls], answer, ["Calculator"],
+                                     repeat=False, values={"city": "上海"}))
+
+
+def test_made_up_none_stops_at_the_action_input():
+    reply = scripted(Call("Calculator", "3 + 5 * 2", made_up="none")).reply(f"Question: {CALC_Q}\n")
+    assert reply.endswith("Action Input: 3 + 5 * 2") and written_after_request(reply) == ""
+
+
+def test_made_up_final_adds_a_final_answer_built_on_the_made_up_observation():
+    mock = scripted(Call("Calculator", "3 + 5 * 2", made_up="final"), answer="3 + 5 * 2 = {obs1}")
+    reply = mock.reply(f"Question: {CALC_Q}\n")
+    assert read_request(reply) == ("Calculator", "3 + 5 * 2")  # the request still comes first
+    assert written_after_request(reply) == (
+        "Observation: 16\nThought: I now know the final answer.\nFinal Answer: 3 + 5 * 2 = 16")
+    # with the real result in the prompt, the real answer
+    assert parsed(mock.reply(f"Question: {CALC_Q}\n" + step("Calculator", "3 + 5 * 2", "13"))) == {
+        "Final Answer": "3 + 5 * 2 = 13"}
+
+
+def test_made_up_final_imagines_the_rest_of_the_script():
+    mock = scripted(Call("Weather", "{city}", made_up="final", guess="sunny, 25°C"),
+                    Call("Calculator", "{obs1:number} * 9 / 5 + 32"),
+                    answer="{obs2}°F ({obs1})", question="How hot is 上海 in °F?")
+    reply = mock.reply("Question: How hot is 上海 in °F?\n")
+    assert read_request(reply) == ("Weather", "上海")
+    assert read_final(written_after_request(reply)) == "77°F (sunny, 25°C)"
+
+
+def test_guess_is_the_made_up_observation_of_any_tool():
+    reply = scripted(Call("Weather", "{city}", guess="sunny, 25°C"), question="Weather in 上海?").reply(
+        "Question: Weather in 上海?\n")
+    assert written_after_request(reply) == "Observation: sunny, 25°C"
+
+
+def test_made_up_final_without_a_guess_writes_nothing_made_up():
+    reply = scripted(Call("Weather", "{city}", made_up="final"), question="Weather in 上海?").reply(
+        "Question: Weather in 上海?\n")
+    assert written_after_request(reply) == ""
+
+
+def test_strict_asks_only_for_a_tool_the_prompt_names():
+    mock = scripted(Call("Calculator", "3 + 5 * 2", strict=True), answer="3 + 5 * 2 = {obs1}")
+    without = mock.reply(f"Question: {CALC_Q}\n")
+    assert read_request(without) is None and read_final(without) == "3 + 5 * 2 = 16"
+    assert read_request(mock.reply(INSTRUCTIONS + f"Question: {CALC_Q}\n")) == ("Calculator", "3 + 5 * 2")
+
+
+def test_strict_reads_the_steps_only_in_order():
+    calls = (Call("Weather", "{city}", strict=True), Call("Calculator", "{obs1:number} * 9 / 5 + 32", strict=True))
+    mock = scripted(*calls, answer="{obs2}°F", question="How hot is 上海 in °F?")
+    prompt = INSTRUCTIONS + "Question: How hot is 上海 in °F?\n"
+    weather, calculator = step("Weather", "上海", "cloudy, 28°C"), step("Calculator", "28 * 9 / 5 + 32", "82.4")
+    assert read_request(mock.reply(prompt)) == ("Weather", "上海")  # the first prompt: instructions only
+    assert parsed(mock.reply(prompt + weather + calculator)) == {"Final Answer": "82.4°F"}
+    assert read_request(mock.reply(prompt + calculator + weather)) == ("Calculator", "28 * 9 / 5 + 32")
+    # not strict: the same history, newest first, is read anyway
+    loose = scripted(*(Call(c.tool, c.input) for c in calls), answer="{obs2}°F", question="How hot is 上海 in °F?")
+    loose.reply(prompt)
+    assert parsed(loose.reply(prompt + calculator + weather)) == {"Final Answer": "82.4°F"}
+
+
+def test_strict_does_not_count_an_example_in_the_first_prompt():
+    example = "Example:\n" + step("Calculator", "3 + 5 * 2", "13")
+    mock = scripted(Call("Calculator", "3 + 5 * 2", strict=True), answer="= {obs1}")
+    assert read_request(mock.reply(INSTRUCTIONS + example + f"Question: {CALC_Q}\n")) == ("Calculator", "3 + 5 * 2")
+    later = INSTRUCTIONS + example + f"Question: {CALC_Q}\n" + step("Calculator", "3 + 5 * 2", "13")
+    assert parsed(mock.reply(later)) == {"Final Answer": "= 13"}
+
+
+def test_an_unknown_made_up_option_names_the_file(tmp_path):
+    path = tmp_path / "scenarios.yaml"
+    path.write_text("protocol: text\nscenarios:\n  calc:\n    question: 'What?'\n"
+                    "    calls:\n      - {tool: Calculator, input: '1 + 1', made_up: always}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="made_up") as error:
+        load_world("day06", path=path)
+    assert str(path) in str(error.value)

@@ -1,5 +1,6 @@
 """The tools the grader runs for day06's agent, and their data for one seed."""
 import random
+import re
 
 from mock_llm.tools import calculate
 
@@ -18,3 +19,24 @@ def tools(world) -> dict:
         return world.weather[city]
 
     return {"Calculator": calculate, "Weather": weather}
+
+
+ARITHMETIC = re.compile(r"-?\d+(?:\.\d+)?(?:\s*[-+*/]\s*\(?\s*-?\d+(?:\.\d+)?\s*\)?)+")
+
+
+def plan(question: str, world) -> dict | None:
+    """How the mock answers a question no scenario scripts, so a learner can play: arithmetic in
+    the question -> the Calculator; a city of the weather table -> Weather; both -> two steps."""
+    calls = []
+    for city in world.weather:
+        if city in question:
+            calls.append({"tool": "Weather", "input": city, "thought": f"I should look up the weather in {city}."})
+            break
+    expression = ARITHMETIC.search(question.replace("×", "*").replace("÷", "/"))
+    if expression:
+        calls.append({"tool": "Calculator", "input": expression.group(0).strip(),
+                      "thought": f"I need to calculate {expression.group(0).strip()}."})
+    if not calls:
+        return None
+    answers = [f"{c['input']}: {{obs{n}}}" for n, c in enumerate(calls, start=1)]
+    return {"calls": calls, "answer": "; ".join(answers)}

@@ -1,5 +1,6 @@
 """The tools the grader runs for day07's agent, and their data for one seed."""
 import random
+import re
 
 
 def tables(data: dict, rng: random.Random, seed: int) -> dict:
@@ -26,3 +27,14 @@ def tools(world) -> dict:
         raise RuntimeError("the service is down (HTTP 503)")
 
     return {"get_quote": get_quote, "Broken": broken}
+
+
+def plan(question: str, world) -> dict | None:
+    """How the mock answers a question no scenario scripts, so a learner can play: every ticker of
+    the quotes table named in the question -> get_quote, all in one reply (parallel calls)."""
+    tickers = [t for t in world.quotes if re.search(rf"\b{t}\b", question.upper())]
+    if not tickers:
+        return None
+    turn = [{"tool": "get_quote", "args": {"ticker": t}, "thought": "Let me fetch the quotes."} for t in tickers]
+    answer = " ".join(f"{t}: price {{obs{n}.price}}, P/E {{obs{n}.pe}}." for n, t in enumerate(tickers, start=1))
+    return {"calls": [turn], "answer": answer}
