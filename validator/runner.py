@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from . import jail
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -67,9 +68,7 @@ class LoadingModel:
 
 
 def _limit_child():
-    import resource  # POSIX only; the grader runs on Linux and macOS
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)
+    jail.limit_process(MEMORY_LIMIT)  # unjailed children only: a jailed one sets its own
 
 
 @dataclass
@@ -128,11 +127,16 @@ class Submission:
     def spawn(self) -> None:
         """Start the child now, so it loads the file while the grader gets ready (pytest's startup)."""
         parent, child = socket.socketpair()
+        jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
+        command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
+        env = jail.environment()  # nothing of the grader's: no API key, no seed
+        if jailed:  # the child dies with the thread that spawns it: spawn from a lasting one
+            command, env = jail.command(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path],
+                                        fds=[child.fileno()], memory=MEMORY_LIMIT)
         self.process = subprocess.Popen(
-            [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)],
-            pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=_limit_child,
-            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
+            command, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=None if jailed else _limit_child,
+            env=env)
         child.close()
         self.sock, self.reader, self.pending, self.ready = parent, LineReader(), [], False
         self._send({"op": "load", "model_function": self.model_function})
@@ -339,12 +343,13 @@ class Submission:
         return f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
 
     def close(self):
-        """Kill the child and everything it started."""
+        """Kill the child and everything it started (jailed: its whole pid namespace)."""
         if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            if not jail.stop(self.process):
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
             self.process.wait()
             self.process = None
         if self.sock is not None:

@@ -1,0 +1,361 @@
+"""Untrusted submissions, graded the way an instructor grades a class.
+
+Each file of tests/adversarial/ is what a student who wants a better grade adds to the untouched
+day06 template (0 points). It is graded with
+
+    python validate.py day06 --file submissions/alice.py --seed 48213 --format gradescope --output results.json
+
+with OPENAI_API_KEY set in the grader's environment, and every test asserts that it gained nothing:
+no forged score, no secret leaked, no process left, no file changed outside the child's own
+scratch /tmp, and a grader that always ends with a result. An attack reports what it managed
+through the value its get_tools_description returns, which results.json quotes ("ATTACK-RAN …").
+
+Linux with namespaces only (see validator/jail.py); elsewhere these tests are skipped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from validator import jail, jailer
+from validator.runner import Submission
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
+SOLUTION = ROOT / "solutions" / "day06.py"
+ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
+SECRET_KEY, SEED = "sk-secret-test", "48213"
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux" or jail.unavailable_reason() is not None,
+                                reason=f"no isolation here: {jail.unavailable_reason()}")
+
+
+@dataclass
+class Graded:
+    file: Path
+    returncode: int
+    output: str  # the grader's stdout and stderr
+    results: dict  # results.json
+    results_text: str
+    findings: str  # what the attack reported, or "" if it never got to say
+
+    @property
+    def score(self) -> int:
+        return self.results["score"]
+
+
+def submit(tmp_path: Path, attack: str | None, name: str = "alice.py", **placeholders) -> Path:
+    """submissions/<name>: the template with the attack appended, as a student would write it."""
+    text = TEMPLATE.read_text(encoding="utf-8")
+    if attack:
+        snippet = (ADVERSARIAL / f"{attack}.py").read_text(encoding="utf-8")
+        for key, value in placeholders.items():
+            snippet = snippet.replace(f"__{key.upper()}__", str(value))
+        text += "\n\n" + snippet
+    folder = tmp_path / "submissions"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder / name
+
+
+def grade(file: Path, results: Path, timeout: float = 120) -> Graded:
+    env = dict(os.environ, OPENAI_API_KEY=SECRET_KEY, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    done = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(file), "--seed", SEED,
+                           "--format", "gradescope", "--output", str(results)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    text = results.read_text(encoding="utf-8")
+    outputs = [test.get("output", "") for test in json.loads(text).get("tests", [])]
+    found = next((m.group(1) for o in outputs if (m := re.search(r"ATTACK-RAN (.*)", o))), "")
+    return Graded(file, done.returncode, done.stdout + done.stderr, json.loads(text), text, found)
+
+
+def attack(tmp_path: Path, name: str, **placeholders) -> Graded:
+    results = tmp_path / "results.json"
+    return grade(submit(tmp_path, name, results=results, **placeholders), results)
+
+
+def processes_of(file: Path) -> list[int]:
+    """Host pids of live processes whose command line names this submission: the sandbox and all
+    it forked (and the grader while it runs)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(file).encode() in cmdline and state != "Z" and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
+def gone(file: Path, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while processes_of(file):
+        if time.monotonic() > deadline:
+            for pid in processes_of(file):  # do not leave them behind when the test fails
+                os.kill(pid, signal.SIGKILL)
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def digest(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+# ---------------------------------------------------------------- grading still works, jailed
+
+def test_the_untouched_template_scores_zero_and_the_solution_full(tmp_path):
+    template = grade(submit(tmp_path, None), tmp_path / "template.json")
+    assert (template.returncode, template.score) == (1, 0), template.output
+    solution = tmp_path / "submissions" / "bob.py"
+    solution.write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+    graded = grade(solution, tmp_path / "bob.json")
+    assert graded.returncode == 0 and graded.score == graded.results["max_score"] > 0, graded.output
+
+
+# ---------------------------------------------------------------- no forged score, no secret
+
+def test_the_reference_solution_and_the_checks_are_out_of_reach(tmp_path):
+    graded = attack(tmp_path, "read_the_solution")
+    assert graded.score == 0
+    assert graded.findings.startswith("read_the_solution; secrets read: 0; files read: []"), graded.findings
+
+
+def test_the_key_the_seed_and_the_grader_are_out_of_sight(tmp_path):
+    graded = attack(tmp_path, "steal_secrets")
+    assert graded.score == 0
+    assert graded.findings.startswith("steal_secrets; secrets: []; traced: []"), graded.findings
+    assert SECRET_KEY not in graded.output + graded.results_text
+    assert SEED not in graded.results_text  # nor anywhere in the child: its findings are in there
+    assert "validate.py" not in graded.findings and "--seed" not in graded.findings
+    seen = int(re.search(r"pids seen: (\d+)", graded.findings).group(1))
+    assert seen <= 2  # the jail's pid 1 and the sandbox itself
+
+
+def test_the_grader_cannot_be_stopped_or_killed(tmp_path):
+    started = time.monotonic()
+    graded = attack(tmp_path, "kill_the_grader")
+    assert graded.returncode == 1 and graded.score == 0 and graded.findings
+    assert time.monotonic() - started < 60
+
+
+def test_no_daemon_outlives_the_grader_to_rewrite_results(tmp_path):
+    graded = attack(tmp_path, "daemon_rewrites_results")
+    assert graded.score == 0
+    assert gone(graded.file, within=0.5)  # the pid namespace went with the grader's child
+    time.sleep(1)  # what a surviving daemon would have used to write
+    assert (tmp_path / "results.json").read_text(encoding="utf-8") == graded.results_text
+
+
+def test_a_spinner_renamed_as_a_kernel_thread_ends_with_the_grader(tmp_path):
+    graded = attack(tmp_path, "kworker_spinner")
+    assert graded.findings == "kworker_spinner"
+    assert gone(graded.file, within=0.5)
+
+
+def test_nothing_outside_its_own_tmp_can_be_written(tmp_path):
+    lesson_conftest, kit_conftest = ROOT / "lessons" / "day06" / "conftest.py", ROOT / "conftest.py"
+    venv_module = next(Path(p) / "rich" / "__init__.py" for p in sys.path if p.endswith("site-packages"))
+    host_tmp_file = Path("/tmp/reactlings-was-here")
+    host_tmp_file.unlink(missing_ok=True)
+    before = {p: digest(p) for p in (lesson_conftest, kit_conftest, venv_module, ROOT / "validator" / "report.py")}
+    graded = attack(tmp_path, "write_everywhere")
+    assert graded.score == 0
+    # The child wrote to its own /tmp only, gone with it; its folder is read-only.
+    assert graded.findings == "write_everywhere; written: ['/tmp/reactlings-was-here']", graded.findings
+    assert {p: digest(p) for p in before} == before
+    assert not host_tmp_file.exists()
+    assert sorted(os.listdir(tmp_path / "submissions")) == ["alice.py"]
+    assert grade(submit(tmp_path, None, "carol.py"), tmp_path / "carol.json").score == 0
+
+
+def test_a_planted_mock_llm_does_not_reach_other_students(tmp_path):
+    graded = attack(tmp_path, "plant_mock_llm")
+    assert graded.score == 0 and graded.findings.startswith("plant_mock_llm; ")
+    assert sorted(os.listdir(tmp_path / "submissions")) == ["alice.py"]
+    bob = tmp_path / "submissions" / "bob.py"
+    bob.write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "submissions" / "mock_llm").mkdir()  # even one planted by hand stays unseen
+    (tmp_path / "submissions" / "mock_llm" / "__init__.py").write_text("raise ImportError('planted')\n")
+    graded = grade(bob, tmp_path / "bob.json")
+    assert graded.score == graded.results["max_score"], graded.output
+
+
+def test_no_network_neither_local_nor_out(tmp_path):
+    server, connections = socket.socket(), []
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+
+    def accept():
+        while server.fileno() != -1:
+            try:
+                connections.append(server.accept())
+            except OSError:
+                pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        graded = attack(tmp_path, "phone_home", port=server.getsockname()[1])
+    finally:
+        server.close()
+    assert graded.score == 0 and graded.findings.startswith("phone_home; ")
+    assert "connected" not in graded.findings, graded.findings
+    assert connections == []
+
+
+# ---------------------------------------------------------------- limits in total, and teardown
+
+@pytest.mark.slow
+def test_memory_and_scratch_are_limited_in_total(tmp_path):
+    graded = attack(tmp_path, "memory_hogs")
+    assert graded.score == 0
+    held = int(re.search(r"at once: (\d+)", graded.findings).group(1))
+    written = int(re.search(r"MB written to /tmp: (\d+)", graded.findings).group(1))
+    assert written <= jail.SCRATCH_BYTES >> 20
+    if jail.totals_note() is None:  # a memory cgroup of its own: 1 GB for all its processes
+        assert held <= 1, graded.findings
+    assert gone(graded.file, within=0.5)
+
+
+@pytest.mark.slow
+def test_a_fork_bomb_is_contained(tmp_path):
+    graded = attack(tmp_path, "fork_bomb")
+    assert graded.score == 0
+    started = int(re.search(r"processes started: (\d+)", graded.findings).group(1))
+    assert started < jail.PROCESSES
+    assert gone(graded.file, within=1)
+
+
+@pytest.mark.slow
+def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
+    file = submit(tmp_path, "outlive_the_grader")
+    grader = subprocess.Popen([sys.executable, "validate.py", "day06", "--file", str(file), "--seed", SEED],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not (daemon := [p for p in processes_of(file) if _name(p) == "kworker/1:2"]):
+        assert time.monotonic() < deadline, "the daemon never started"
+        time.sleep(0.05)
+    launchers = [pid for pid in _children(grader.pid) if b"jailer" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert len(launchers) == 1
+    grader.kill()  # no cleanup: SIGKILL
+    grader.wait()
+    assert gone(file, within=3) and _state(daemon[0]) == "gone"
+    assert _state(launchers[0]) in ("Z", "gone")  # a zombie until the machine's init reaps it
+    # The killed grader's cgroups are left behind, empty; the next grading sweeps them.
+    leftovers = [os.path.join(f, jailer.cgroup_name(launchers[0])) for f in jailer.cgroup_folders().values()]
+    grade(submit(tmp_path, None, "dave.py"), tmp_path / "dave.json")
+    assert not any(os.path.exists(folder) for folder in leftovers)
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+# ---------------------------------------------------------------- the view from inside
+
+@pytest.fixture(scope="module")
+def inside():
+    submission = Submission(ADVERSARIAL / "look_around.py")
+    yield lambda func, *args: submission.call(func, *args, timeout=10).value
+    submission.close()
+
+
+def test_the_child_is_an_unprivileged_user_of_its_own(inside):
+    seen = inside("identity")
+    assert (seen["uid"], seen["gid"]) == (jailer.LEARNER_UID, jailer.LEARNER_UID) and 0 not in seen["groups"]
+    assert seen["caps"] == ["0000000000000000"] * 5 and seen["no_new_privs"] == "1"
+    assert seen["hostname"] != socket.gethostname()
+
+
+def test_the_child_sees_only_python_the_os_and_its_own_file(inside):
+    seen = inside("files")
+    assert set(seen["root"]) <= {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp",
+                                 "usr", *(p.split("/")[1] for p in (sys.prefix, sys.base_prefix, str(ROOT)))}
+    assert seen["here"] == ["look_around.py"]  # not test_isolation.py, nor the other attacks
+    assert len(seen["pids"]) == 2  # its own pid 1 and itself
+    assert seen["dev"] == ["fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "urandom", "zero"]
+    assert set(seen["etc"]) <= {"group", "ld.so.cache", "localtime", "passwd"}
+
+
+def test_the_child_gets_no_environment_of_the_graders(inside):
+    assert inside("environment") == jail.environment()
+
+
+@pytest.mark.parametrize("path, error", [
+    ("/x", "EROFS"), (f"{sys.prefix}/x", "EROFS"), (str(ROOT / "validator" / "x"), "EROFS"),
+    (str(ADVERSARIAL / "x"), "EROFS"), ("/usr/x", "EROFS"), ("/proc/sys/kernel/hostname", "EACCES")])
+def test_the_child_writes_nowhere_but_tmp(inside, path, error):
+    assert inside("try_write", path) == error
+    assert inside("try_write", "/tmp/scratch") == "written"
+
+
+def test_the_child_can_neither_remount_nor_nest_namespaces(inside):
+    assert inside("try_mount") == {"tmpfs over /usr": "EPERM", "remount / read-write": "EPERM"}
+    assert inside("try_namespaces") in ("ENOSPC", "EPERM")
+
+
+def test_the_child_has_its_limits(inside):
+    seen = inside("limits")
+    assert seen["rlimits"]["RLIMIT_NPROC"] == (jail.PROCESSES,) * 2
+    assert seen["rlimits"]["RLIMIT_NOFILE"] == (jail.OPEN_FILES,) * 2
+    assert seen["rlimits"]["RLIMIT_CORE"] == (0, 0)
+    assert seen["tmp_bytes"] == jail.SCRATCH_BYTES
+
+
+def test_the_child_has_no_network(inside):
+    assert inside("connect", "127.0.0.1", 22) == "ENETUNREACH"
+    assert inside("connect", "1.1.1.1", 443) == "ENETUNREACH"
+
+
+# ---------------------------------------------------------------- turned off, or required
+
+def test_isolation_off_is_said_and_required_is_an_error(tmp_path):
+    script = ("from validator import jail, runner\n"
+              "print(jail.unavailable_reason())\n"
+              "jail.required = True\n"
+              "try:\n    runner.Submission(runner.SANDBOX).spawn()\nexcept jail.Unavailable:\n    print('refused')\n")
+    env = dict(os.environ, **{jail.OFF_VARIABLE: "off"})
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=60)
+    reason, refused = done.stdout.splitlines()
+    assert reason.startswith(f"isolation turned off ({jail.OFF_VARIABLE}=off): ") and "network" in reason
+    assert refused == "refused"
+    unjailed = subprocess.run([sys.executable, "validate.py", "day06", "--solution"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert unjailed.returncode == 0, unjailed.stdout + unjailed.stderr
