@@ -6,6 +6,7 @@ Session class that answers the learner's model calls in a graded run:
 
     text       llm_call(prompt) -> "Thought: … Action: … Action Input: …"    (text_react.py)
     decisions  llm(messages)    -> {"type": "tool", "name": …, "args": {…}}   (decisions.py)
+    json       llm(messages)    -> the same decision as JSON text             (decisions.py)
     chat       client.chat.completions.create(…) over HTTP -> tool_calls    (chat.py)
 
 A session answers `answer(payload)` (the learner's model function was called with payload) or
@@ -15,6 +16,7 @@ Completions face of a session, for the mock server and for day12-style clients.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .scenarios import Scenario, ScenarioError
@@ -69,12 +71,34 @@ class Session:
     def write_content(self, messages: list[dict]) -> str:
         raise NotImplementedError
 
+    @classmethod
+    def from_text(cls, text: str):
+        """What a real model's reply text is in this protocol (--live): the text itself."""
+        return text
+
 
 def message_text(content) -> str:
     """A chat message's content as text: a string, or the text parts of a list of content parts."""
     if isinstance(content, list):
         return "".join(p.get("text", "") for p in content if isinstance(p, dict))
     return "" if content is None else str(content)
+
+
+QUESTION_LINE = re.compile(r"^\s*(?:Question|问题)\s*[:：]\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+
+
+def question_of(payload) -> str:
+    """What the user asked: the first user message of a messages list; in a text prompt the
+    `Question:` line, else its last line."""
+    if isinstance(payload, list):
+        users = [message_text(m.get("content")) for m in payload if isinstance(m, dict) and m.get("role") == "user"]
+        return users[0].strip() if users else ""
+    text = str(payload)
+    found = QUESTION_LINE.findall(text)
+    if found:
+        return found[-1].strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
 
 
 PROTOCOLS: dict[str, type[Session]] = {}
@@ -93,6 +117,6 @@ def protocol(name: str) -> type[Session]:
 def _register() -> None:
     if not PROTOCOLS:  # imported late: each protocol module imports this one
         from .chat import ChatSession
-        from .decisions import DecisionSession
+        from .decisions import DecisionSession, JsonSession
         from .text_react import TextReactSession
-        PROTOCOLS.update(text=TextReactSession, decisions=DecisionSession, chat=ChatSession)
+        PROTOCOLS.update(text=TextReactSession, decisions=DecisionSession, json=JsonSession, chat=ChatSession)

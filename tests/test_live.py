@@ -19,7 +19,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module", params=["day07", "day06"])
+@pytest.fixture(scope="module", params=["day07", "day06", "day01", "day02"])
 def server(request):
     """A mock server for one lesson, on a free port, for the whole module."""
     port = free_port()
@@ -64,7 +64,8 @@ def test_live_runs_the_solution_against_the_server(server):
     result = live(lesson, base_url, "--solution")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "round 1" in result.stdout and "tool ran" in result.stdout
-    expected = {"day07": "AAPL trades at 195.3", "day06": "3 + 5 * 2 = 13"}[lesson]
+    expected = {"day07": "AAPL trades at 195.3", "day06": "3 + 5 * 2 = 13", "day01": "→ The final result is 40",
+                "day02": "add({'a': 30, 'b': 10}) → 40"}[lesson]
     assert expected in result.stdout
     assert "Traceback" not in result.stdout + result.stderr
 

@@ -622,3 +622,9 @@ def test_a_hang_in_a_shared_helper_is_recognised_quickly_in_other_functions(load
     assert again.problem == "hang" and again.again
     assert time.monotonic() - started < 1.5  # not the full limit: the same line, seen again
     assert "in parse" in again.error["traceback"]
+
+
+def test_a_context_python_hides_is_not_shown(load):
+    """json raises JSONDecodeError `from None` over a StopIteration: only what Python shows counts."""
+    outcome = call(load("import json\n\ndef parse(text):\n    return json.loads(text)\n"), "parse", "{oops")
+    assert outcome.error["type"] == "JSONDecodeError" and outcome.error["chain"] == []

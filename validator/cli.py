@@ -6,6 +6,7 @@
     python validate.py hint day06       the next hint for the first TODO that fails
     python validate.py reset day06      start day06 again (your file is kept in workspace/backups/)
     python validate.py watch [day06]    grade on every save
+    python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
 
 Exit status: 0 all checks pass, 1 some fail, 2 bad usage.
 """
@@ -22,13 +23,13 @@ from rich.table import Table
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
-from . import workspace
+from . import jail, workspace
 from .grading import grade
 from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .live import run_live
 from .report import first_failing_todo, print_report, write_results
 
-COMMANDS = ("list", "next", "hint", "reset", "watch")
+COMMANDS = ("list", "next", "hint", "reset", "watch", "grade")
 
 
 def grade_parser() -> argparse.ArgumentParser:
@@ -47,6 +48,8 @@ def grade_parser() -> argparse.ArgumentParser:
     secret.add_argument("--seed-file", type=Path, metavar="FILE",
                         help="read the seed from FILE, so it never shows on a command line")
     p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
+    p.add_argument("--require-isolation", action="store_true",
+                   help="refuse to grade where the sandbox can't isolate the submission (Linux namespaces)")
     p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
                    help="show every prompt, model reply and tool call; WHICH keeps only the checks or "
                         "scenarios whose name contains it")
@@ -71,6 +74,15 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("lesson", nargs="?", help="default: the first lesson not passed yet")
     if command == "reset":
         p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    if command == "grade":
+        p.add_argument("lesson")
+        p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
+        p.add_argument("--out", type=Path, required=True, metavar="GRADES", help="where the gradebooks go")
+        p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
+        secret = p.add_mutually_exclusive_group()
+        secret.add_argument("--seed", type=int, default=None)
+        secret.add_argument("--seed-file", type=Path, metavar="FILE")
+        p.add_argument("--require-isolation", action="store_true")
     p.add_argument("--lang", choices=LANGS, default=None)
     return p
 
@@ -82,13 +94,13 @@ def main(argv: list[str] | None = None) -> int:
         args.command = argv[0]
     else:
         args = grade_parser().parse_args(argv)
-        args.command = "grade"
+        args.command = "lesson"
     lang = args.lang or default_lang()
     console = Console(highlight=False)
     if not console.is_terminal:
         console.soft_wrap = True  # piped or redirected: whole lines, for grep and for files
     try:
-        if args.command == "grade":
+        if args.command == "lesson":
             return grade_command(args, argv, lang, console)
         if args.command == "list":
             return list_lessons(console, lang)
@@ -98,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
             return hint(load_lesson(args.lesson), console, lang)
         if args.command == "reset":
             return reset(load_lesson(args.lesson), console, lang, args.yes)
+        if args.command == "grade":
+            from .classroom import grade_class
+            isolation_notice(args.require_isolation, lang)
+            return grade_class(load_lesson(args.lesson), args.submissions, args.out, read_seed(args),
+                               args.jobs, lang, console)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
     except (LessonError, ScenarioError) as error:
@@ -122,6 +139,8 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
                 lesson.exercise)), style="cyan", markup=False)
     if not Path(path).is_file():
         raise LessonError("no_such_file", path=path)
+    if args.file or args.require_isolation:  # someone else's code: say what the sandbox can't enforce
+        isolation_notice(args.require_isolation, lang)
     if args.live:
         return run_live(lesson, path, args.model, lang, console)
     result = grade(lesson, path, seed)
@@ -140,6 +159,18 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
             except OSError as error:
                 return usage_error(error, lang)
     return 0 if result.score == result.max_score else 1
+
+
+def isolation_notice(required: bool, lang: str) -> None:
+    """Where the sandbox can't isolate submissions: one line on stderr, or (required) an error."""
+    jail.required = required
+    reason = jail.unavailable_reason()
+    if reason and required:
+        raise LessonError("isolation_required", reason=reason)
+    note = reason or jail.totals_note()
+    if note:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            say("isolation_warning", lang, note=note), style="yellow", markup=False)
 
 
 def after_pass(lesson, console: Console, lang: str) -> None:

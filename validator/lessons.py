@@ -146,8 +146,8 @@ class _Keep(dict):
         return "{" + key + "}"
 
 
-def say(key: str, lang: str, lesson: Lesson | None = None, **params) -> str:
-    """The message `key` in `lang`, from the lesson's messages or the validator's."""
-    entry = (lesson.messages if lesson else {}).get(key) or catalog().get(key) or {"en": key}
+def say(key: str, lang: str, source: Lesson | None = None, /, **params) -> str:
+    """The message `key` in `lang`, from the lesson's messages (source) or the validator's."""
+    entry = (source.messages if source else {}).get(key) or catalog().get(key) or {"en": key}
     text = entry.get(lang) or entry["en"]
     return string.Formatter().vformat(text, (), _Keep(params))

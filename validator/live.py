@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.text import Text
 
-from mock_llm import BudgetExceeded, Refusal, load_world
+from mock_llm import BudgetExceeded, Refusal, Session, load_world
 from mock_llm.chat import HttpExchange, read_json
+from mock_llm.decisions import DecisionSession
 from mock_llm.protocols import BadPayload
 from mock_llm.text_react import Exchange
 
@@ -42,6 +43,7 @@ class LiveModel:
     api_key: str
     model: str
     budget: int = 25
+    protocol: type = Session  # the lesson's protocol: how a reply's text becomes its reply
     transcript: list = field(default_factory=list)
 
     def _post(self, payload: dict) -> tuple[int, dict]:
@@ -68,17 +70,49 @@ class LiveModel:
         self.transcript.append(HttpExchange(body, status, response))
         return status, response
 
-    def answer(self, prompt) -> str:
-        """Text protocol: llm_call(prompt) becomes one user message."""
-        if not isinstance(prompt, str):
-            raise BadPayload(type(prompt).__name__)
-        status, response = self._post({"model": self.model, "messages": [{"role": "user", "content": prompt}]})
+    def answer(self, payload):
+        """The lesson's model function: llm_call(prompt) becomes one user message, llm(messages)
+        the messages themselves; the reply is what the lesson's protocol makes of the text."""
+        if isinstance(payload, str):
+            messages = [{"role": "user", "content": payload}]
+        elif isinstance(payload, list) and all(isinstance(m, dict) for m in payload):
+            messages = as_chat(payload)
+        else:
+            raise BadPayload(type(payload).__name__)
+        status, response = self._post({"model": self.model, "messages": messages})
         if status != 200:
             message = response.get("error", {}).get("message", json.dumps(response))
             raise EndpointUnreachable(f"{self.base_url} answered HTTP {status}: {message}")
         text = response["choices"][0]["message"].get("content") or ""
-        self.transcript.append(Exchange(prompt, text))
-        return text
+        shown = payload if isinstance(payload, str) else "\n".join(
+            json.dumps(m, ensure_ascii=False) for m in messages)
+        self.transcript.append(Exchange(shown, text))
+        return self.protocol.from_text(text)
+
+
+def as_chat(messages: list[dict]) -> list[dict]:
+    """A learner's JSON-decision messages as the Chat Completions API takes them: each tool
+    decision the assistant made becomes its `tool_calls`, and the `tool` message after it answers
+    it by id (the API refuses a `tool` message that answers nothing); other contents become text."""
+    chat, waiting = [], []
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+        if role == "assistant":
+            decision = content if isinstance(content, dict) else DecisionSession.from_text(text)
+            if decision.get("type") == "tool":
+                waiting.append(f"call_{len(chat)}")
+                chat.append({"role": "assistant", "content": text, "tool_calls": [{
+                    "id": waiting[-1], "type": "function", "function": {
+                        "name": str(decision.get("name")),
+                        "arguments": json.dumps(decision.get("args") or {}, ensure_ascii=False, default=str)}}]})
+                continue
+        if role == "tool" and "tool_call_id" not in message:
+            chat.append({"role": "tool", "tool_call_id": waiting.pop(0), "content": text} if waiting
+                        else {"role": "user", "content": f"Tool result: {text}"})
+            continue
+        chat.append(dict(message, content=text))
+    return chat
 
 
 def endpoint(model: str | None) -> tuple[str, str, str]:
@@ -99,7 +133,8 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
     submission, failures = open_submission(lesson, world, path), 0
     try:
         for name in lesson.live:
-            live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget)
+            live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget,
+                                   protocol=world.protocol)
             learner = Learner(submission, lesson, world, live_model=live_model, limit=RUN_LIMIT)
             console.print()
             failure = None

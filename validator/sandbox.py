@@ -143,7 +143,7 @@ def learner_frames(error, path):
         seen.add(id(current))
         mine = [f for f in traceback.extract_tb(current.__traceback__) if f.filename == path]
         frames = mine + [f for f in frames if (f.lineno, f.name) not in {(m.lineno, m.name) for m in mine}]
-        current = current.__cause__ or current.__context__
+        current = _origin(current)
     return "".join(traceback.format_list(frames))
 
 
@@ -158,12 +158,20 @@ def describe(error, path):
 
 def _chain(error):
     """The exceptions this one came from, as 'Type: message' (StopIteration -> RuntimeError)."""
-    chain, seen, current = [], {id(error)}, error.__cause__ or error.__context__
+    chain, seen, current = [], {id(error)}, _origin(error)
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         chain.append(f"{type(current).__name__}: {current}")
-        current = current.__cause__ or current.__context__
+        current = _origin(current)
     return chain
+
+
+def _origin(error):
+    """The exception this one came from, as Python's own traceback shows it: the cause, else the
+    context unless `raise … from None` hid it (json hides a StopIteration that way)."""
+    if error.__cause__ is not None:
+        return error.__cause__
+    return None if error.__suppress_context__ else error.__context__
 
 
 class Child:

@@ -1,0 +1,310 @@
+"""Day 01 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process; `learner.call` calls one of them, `run_agent` runs your
+loop on a task of scenarios.yaml against the mock model, which answers `llm(messages)` with
+decision dicts. Numbers come from `world`, so with another seed every expected value changes.
+"""
+import re
+
+from validator.checking import Fail, ToolBox, check, expect, registry_arg, shown, tool_arg
+
+LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
+ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
+
+
+def function_name(value):
+    """The name of a function from your process (it crosses as its repr), or None."""
+    text = getattr(value, "text", None)
+    if getattr(value, "type", None) != "function" or not isinstance(text, str):
+        return None
+    match = re.match(r"<function (\S+) at ", text)
+    return match.group(1) if match else None
+
+
+def registry_shown(value) -> str:
+    """A registry as you would write it, each function as <function name> (no memory address)."""
+    if not isinstance(value, dict):
+        return shown(value)
+    items = [f"{key!r}: " + (f"<function {function_name(v)}>" if function_name(v) else shown(v))
+             for key, v in value.items()]
+    return "{" + ", ".join(items) + "}"
+
+
+def text_of(message) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else shown(content)
+
+
+def raised(failure) -> bool:
+    """Whether the call failed because your code raised. (An exception json raises carries the
+    StopIteration it replaced as its context, which the grader reports as a StopIteration.)"""
+    return failure.key in ("crashed", "stop_iteration")
+
+
+def said(value) -> str:
+    """A returned value for a message: a str quoted, anything else as Python shows it."""
+    return repr(value) if isinstance(value, str) else shown(value)
+
+
+def numbers(world, scenario):
+    return world.scenarios[scenario].values
+
+
+# ---------------------------------------------------------------- TODO 1.1 build_registry
+
+def expect_registry(learner, names):
+    got = learner.call("build_registry", [tool_arg(name) for name in names])
+    expected = "{" + ", ".join(f"'{name}': <function {name}>" for name in names) + "}"
+    given = ", ".join(names)
+    expect(isinstance(got, dict), "registry_not_dict", given=given, got=registry_shown(got))
+    expect(sorted(map(str, got)) == sorted(names), "registry_wrong", given=given, got=registry_shown(got),
+           expected=expected)
+    for name in names:
+        expect(function_name(got[name]) == name, "registry_not_function", given=given, name=name,
+               got=registry_shown(got))
+
+
+@check("1.1", points=1, en="maps each function's name to the function itself", zh="把每个函数的名字映射到函数本身")
+def test_registry(learner, world):
+    expect_registry(learner, ["add", "multiply"])
+
+
+@check("1.1", points=1, en="registers the functions it is given, not a fixed list", zh="登记传入的函数，而不是固定清单")
+def test_registry_of_other_functions(learner, world):
+    expect_registry(learner, ["subtract", "divide"])
+
+
+# ---------------------------------------------------------------- TODO 1.2 execute_tool
+
+def run_execute_tool(learner, world, name, args, crash_key=None):
+    """execute_tool(tools, name, args) on the grader's tools: (what it returned, the tool calls)."""
+    toolbox = ToolBox(world)
+    try:
+        result = learner.call("execute_tool", registry_arg(ALL_TOOLS), name, args, tools=toolbox)
+    except Fail as failure:
+        if raised(failure) and crash_key:
+            raise Fail(crash_key, detail=failure.detail, name=name, args=args, type=failure.params["type"],
+                       message=failure.params["message"]) from None
+        raise
+    return result, toolbox.calls
+
+
+def expect_error_text(result, name, args, words):
+    expect(isinstance(result, str) and words in result, "tool_error_wrong", name=name, args=args,
+           got=shown(result), expected=words)
+
+
+@check("1.2", points=1, en="calls the tool with the args as keyword arguments (**args)",
+       zh="把 args 作为关键字参数传给工具（**args）")
+def test_keyword_arguments(learner, world):
+    v = numbers(world, "arithmetic")
+    args = {"b": v["a"], "a": v["c"]}  # not in the order of subtract(a, b): only keywords get it right
+    result, calls = run_execute_tool(learner, world, "subtract", args)
+    expect(calls, "tool_not_called", name="subtract", args=args, got=shown(result))
+    call = calls[0]
+    if isinstance(call.input, list):  # positional: [*args, kwargs]
+        given = [x for x in call.input if x != {}]
+        raise Fail("not_keywords", args=args, given=", ".join(map(repr, given)))
+    expect(not (call.failed and "missing" in str(call.output)), "args_not_spread", args=args,
+           error=call.output)
+    expected = str(v["c"] - v["a"])
+    expect(str(result) == expected, "tool_result_wrong", name="subtract", args=args, got=shown(result),
+           expected=repr(expected))
+
+
+@check("1.2", points=1, en="returns the tool's result as text", zh="以文本形式返回工具的结果")
+def test_returns_text(learner, world):
+    v = numbers(world, "arithmetic")
+    args = {"a": v["a"], "b": v["b"]}
+    result, _ = run_execute_tool(learner, world, "multiply", args)
+    expected = str(v["a"] * v["b"])
+    expect(isinstance(result, str), "not_text", got=shown(result), kind=type(result).__name__,
+           expected=repr(expected))
+    expect(result == expected, "tool_result_wrong", name="multiply", args=args, got=shown(result),
+           expected=repr(expected))
+
+
+@check("1.2", points=1, en="an unknown tool gives an error text that names it, not a crash",
+       zh="未知工具返回点名该工具的错误文本，而不是崩溃")
+def test_unknown_tool(learner, world):
+    v = numbers(world, "unknown_tool")
+    args = {"expression": f"{v['a']} * {v['d']} + {v['c']}"}
+    result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
+    expect_error_text(result, "calculator", args, "calculator")
+
+
+@check("1.2", points=1, en="a tool that raises gives an error text, not a crash", zh="工具抛异常时返回错误文本，而不是崩溃")
+def test_tool_that_raises(learner, world):
+    args = {"a": numbers(world, "arithmetic")["c"], "b": 0}
+    result, _ = run_execute_tool(learner, world, "divide", args, crash_key="tool_crashed")
+    expect_error_text(result, "divide", args, "division by zero")
+
+
+@check("1.2", points=1, en="arguments the tool does not take give an error text", zh="工具不接受的参数返回错误文本")
+def test_wrong_arguments(learner, world):
+    v = numbers(world, "arithmetic")
+    args = {"x": v["a"], "y": v["b"]}  # a model that guessed the parameter names
+    result, _ = run_execute_tool(learner, world, "multiply", args, crash_key="tool_crashed")
+    expect_error_text(result, "multiply", args, "unexpected keyword argument")
+
+
+# ---------------------------------------------------------------- TODO 1.3 react_agent
+
+def run_agent(learner, world, scenario, *max_steps):
+    """Your react_agent on a task of scenarios.yaml, with add, multiply and subtract registered."""
+    try:
+        return learner.run_agent("react_agent", scenario, registry_arg(LOOP_TOOLS), *max_steps)
+    except Fail as failure:
+        if failure.key == "bad_prompt":  # the validator's own message speaks of llm_call(prompt)
+            raise Fail("llm_not_messages", got=failure.params.get("status", "?")) from None
+        run = learner.runs[-1] if learner.runs else None
+        if not raised(failure) or not run or not run.exchanges:
+            raise
+        decision = run.exchanges[-1].decision
+        params = dict(decision=shown(decision), type=failure.params["type"], message=failure.params["message"])
+        if decision.get("type") not in ("tool", "final"):
+            raise Fail("unknown_type_crashed", detail=failure.detail, kind=decision.get("type"), **params) from None
+        if decision.get("type") == "tool" and decision.get("name") not in LOOP_TOOLS:
+            raise Fail("loop_crashed_on_tool", detail=failure.detail, **params) from None
+        raise
+
+
+def tool_decisions(run) -> list[dict]:
+    return [e.decision for e in run.exchanges if e.decision.get("type") == "tool"]
+
+
+def call_text(decision) -> str:
+    args = decision.get("args") or {}
+    return f"{decision.get('name')}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
+def explain(run, max_steps=5):
+    """Fail with the first mistake the transcript shows, if it shows one."""
+    expect(run.exchanges, "no_llm_call")
+    question = run.scenario.question
+    first = run.exchanges[0].messages
+    expect(any(m.get("role") == "user" and question in text_of(m) for m in first), "question_missing",
+           question=question, got=shown(first))
+    asked = [call_text(d) for d in tool_decisions(run)]
+    repeated = max(asked, key=asked.count) if asked else None
+    if repeated and asked.count(repeated) >= 2:  # the model never saw that call's result
+        last = run.exchanges[-1].messages
+        if not any(m.get("role") == "tool" for m in last):  # results sent back, but not as tool messages?
+            roles = sorted({str(m.get("role")) for m in last[1:]
+                            if m.get("role") not in ("assistant", "tool") and question not in text_of(m)})
+            expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
+        expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
+    last = run.exchanges[-1].decision
+    if last.get("type") == "tool" and len(run.exchanges) < max_steps:
+        expect(False, "returned_before_final", got=said(run.answer), call=call_text(last))
+
+
+def args_of(call) -> dict:
+    """The arguments a tool ran with, by parameter name (positional ones too: 1.2 judges how)."""
+    if isinstance(call.input, dict):
+        return call.input
+    *positional, keywords = call.input if isinstance(call.input, list) else [call.input, {}]
+    return {**dict(zip(["a", "b"], positional)), **keywords}  # every tool of this lesson takes (a, b)
+
+
+def call_text_of(call) -> str:
+    return f"{call.name}({', '.join(f'{k}={v!r}' for k, v in args_of(call).items())})"
+
+
+def expect_answer(run, expected, key="answer_missing"):
+    """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
+    if isinstance(run.answer, str) and expected in run.answer:
+        return
+    explain(run)
+    expect(False, key, expected=expected, got=shown(run.answer))
+
+
+@check("1.3", points=1, en="the arithmetic task (5 × 6, then add 10): the answer holds the result",
+       zh="算术题（先算 5 × 6，再加 10）：答案里有计算结果")
+def test_arithmetic_task(learner, world):
+    v = numbers(world, "arithmetic")
+    run = run_agent(learner, world, "arithmetic")
+    expect_answer(run, str(v["a"] * v["b"] + v["c"]))
+
+
+@check("1.3", points=1, en="two real tool calls: multiply, then add on its result", zh="两次真实的工具调用：先乘，再用它的结果做加法")
+def test_two_real_tool_calls(learner, world):
+    v = numbers(world, "arithmetic")
+    run = run_agent(learner, world, "arithmetic")
+    explain(run)
+    product = v["a"] * v["b"]
+    expected = [("multiply", {"a": v["a"], "b": v["b"]}), ("add", {"a": product, "b": v["c"]})]
+    got = [(c.name, args_of(c)) for c in run.tool_calls]
+    expect(got == expected, "tool_calls_wrong", got=", ".join(map(call_text_of, run.tool_calls)) or "none",
+           expected=f"multiply(a={v['a']}, b={v['b']}), add(a={product}, b={v['c']})")
+
+
+@check("1.3", points=1, en="three tools in a row, each on the result before", zh="连续三个工具，每个都用上一个的结果")
+def test_longer_chain(learner, world):
+    v = numbers(world, "chain")
+    run = run_agent(learner, world, "chain")
+    expect_answer(run, str((v["a"] + v["b"]) * v["d"] - v["c"]))
+
+
+@check("1.3", points=1, en="appends the decision, then a tool message with its result",
+       zh="先追加模型的决策，再追加一条带结果的 tool 消息")
+def test_history(learner, world):
+    v = numbers(world, "arithmetic")
+    run = run_agent(learner, world, "arithmetic")
+    explain(run)
+    expect(len(run.exchanges) >= 2, "returned_before_final", got=said(run.answer),
+           call=call_text(run.exchanges[0].decision))
+    first, messages = run.exchanges[0].decision, run.exchanges[1].messages
+    result = str(v["a"] * v["b"])
+    found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and text_of(m).strip() == result]
+    if not found:
+        roles = sorted({str(m.get("role")) for m in messages if result in text_of(m) and m.get("role") != "tool"})
+        expect(not roles, "result_wrong_role", call=call_text(first), role=", ".join(roles))
+        expect(False, "observation_not_appended", call=call_text(first), result=result, got=shown(messages))
+    before = messages[found[0] - 1] if found[0] else {}
+    holds = before.get("content") == first or (first["name"] in text_of(before) and "tool" in text_of(before))
+    expect(before.get("role") == "assistant" and holds, "decision_not_appended", decision=shown(first),
+           got=shown(messages))
+
+
+@check("1.3", points=1, en="an unknown tool: its error goes back, and the model recovers",
+       zh="未知工具：报错回传给模型，模型自我纠正")
+def test_unknown_tool_recovers(learner, world):
+    v = numbers(world, "unknown_tool")
+    run = run_agent(learner, world, "unknown_tool")
+    expect_answer(run, str(v["a"] * v["d"] + v["c"]))
+
+
+@check("1.3", points=1, en="a decision of an unknown type ends the run with a message that names it",
+       zh="未知类型的决策：结束运行，返回点名该类型的信息")
+def test_unknown_decision_type(learner, world):
+    run = run_agent(learner, world, "unknown_type")
+    expect(run.exchanges, "no_llm_call")
+    decision = run.exchanges[0].decision
+    kind = decision["type"]
+    ok = isinstance(run.answer, str) and kind in run.answer and not run.tool_calls and len(run.exchanges) == 1
+    expect(ok, "unknown_type_not_named", decision=shown(decision), kind=kind, got=said(run.answer),
+           calls=len(run.exchanges))
+
+
+@check("1.3", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
+       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
+def test_stops_at_max_steps(learner, world):
+    run = run_agent(learner, world, "endless", 4)
+    if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
+        explain(run, max_steps=4)
+    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=said(run.answer))
+
+
+@check("1.3", points=1, en="returns the final decision's content, not the whole decision",
+       zh="返回 final 决策的 content，而不是整个决策")
+def test_returns_content(learner, world):
+    run = run_agent(learner, world, "arithmetic")
+    expect(run.exchanges, "no_llm_call")
+    final = run.exchanges[-1].decision
+    if final.get("type") != "final":
+        explain(run)
+        expect(False, "returned_before_final", got=said(run.answer), call=call_text(final))
+    got = run.answer.strip() if isinstance(run.answer, str) else run.answer
+    expect(got == final["content"], "raw_decision", got=said(run.answer), expected=final["content"])

@@ -1,0 +1,55 @@
+"""The tools the grader runs for day01's agent. Plain functions of two numbers, called with the
+decision's args as keyword arguments, exactly as the lesson's own add and multiply are."""
+import re
+
+
+def add(a, b):
+    return a + b
+
+
+def multiply(a, b):
+    return a * b
+
+
+def subtract(a, b):
+    return a - b
+
+
+def divide(a, b):
+    return a / b  # b == 0 raises ZeroDivisionError: a tool that fails
+
+
+def tools(world) -> dict:
+    return {"add": add, "multiply": multiply, "subtract": subtract, "divide": divide}
+
+
+# ---------------------------------------------------------------- questions no scenario scripts
+
+NUMBER = r"(\d+(?:\.\d+)?)"
+SYMBOLS = {"+": "add", "*": "multiply", "×": "multiply", "x": "multiply"}
+WORDS = {"add": "add", "plus": "add", "multiply": "multiply", "times": "multiply"}
+FIRST = re.compile(rf"{NUMBER}\s*([+*×x])\s*{NUMBER}")
+NEXT = re.compile(rf"(?:[^\d+*×]*?\b(add|plus|multiply|times)\b(?:\s+(?:it|that|the result))?(?:\s+by)?"
+                  rf"|\s*([+*×]))\s*{NUMBER}", re.IGNORECASE)
+
+
+def plan(question: str, world) -> dict | None:
+    """How the mock answers a question no scenario scripts, so a learner can play with the agent:
+    a chain of additions and multiplications, such as "7 × 8, then add 3" or "2 + 3, then multiply
+    by 4", worked left to right with add and multiply, each step on the result before. A chain
+    whose order is not the arithmetic's (2 + 3 * 4) gets no plan."""
+    first = FIRST.search(question)
+    if not first:
+        return None
+    steps = [(SYMBOLS[first.group(2)], first.group(1), first.group(3))]
+    position = first.end()
+    while (found := NEXT.match(question, position)) is not None:
+        word, symbol, number = found.groups()
+        tool = WORDS[word.lower()] if word else SYMBOLS[symbol]
+        if symbol and tool == "multiply" and steps[-1][0] == "add":
+            return None  # 2 + 3 * 4: left to right would give the wrong number
+        steps.append((tool, f"{{obs{len(steps)}}}", number))
+        position = found.end()
+    calls = [{"tool": tool, "args": {"a": a, "b": b}, "thought": f"Next: {tool} {a} and {b}."}
+             for tool, a, b in steps]
+    return {"calls": calls, "answer": f"The result is {{obs{len(steps)}}}."}

@@ -1,0 +1,436 @@
+"""Day 02 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process; `learner.call` calls one of them, `run_agent` runs your
+loop on a task of scenarios.yaml against the mock model, which answers `llm(messages)` with its
+decision written as JSON text: bare, in a ```json fence or in prose, and sometimes broken.
+Numbers come from `world`, so with another seed every expected value changes.
+"""
+import builtins
+import json
+
+from validator.checking import Fail, ToolBox, check, expect, shown, tool_arg
+
+LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
+ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
+OTHER_TOOLS = {  # tools your prompt has never seen: it must describe the ones it is given
+    "convert": "Converts an amount between two currencies. Arguments: amount, source, target.",
+    "lookup": "Finds a word in the dictionary. Arguments: word (text).",
+}
+BROKEN_LEAD = "Sure, here is my next step as JSON:"  # how the mock starts a broken reply
+
+
+def registry(world, names, described=None) -> dict:
+    """A registry as the lesson's TOOLS: name -> {"function": …, "description": …}."""
+    described = described or world.tool_descriptions
+    return {name: {"function": tool_arg(name), "description": described[name]} for name in names}
+
+
+def text_of(message) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else shown(content)
+
+
+def raised(failure) -> bool:
+    """Whether the call failed because your code raised. (An exception json raises carries the
+    StopIteration it replaced as its context, which the grader reports as a StopIteration.)"""
+    return failure.key in ("crashed", "stop_iteration")
+
+
+def said(value) -> str:
+    """A returned value for a message: a str quoted, anything else as Python shows it."""
+    return repr(value) if isinstance(value, str) else shown(value)
+
+
+def numbers(world, scenario):
+    return world.scenarios[scenario].values
+
+
+# ---------------------------------------------------------------- TODO 1.1 build_system_prompt
+
+def system_prompt(learner, world, names=None, described=None):
+    names = names or LOOP_TOOLS
+    prompt = learner.call("build_system_prompt", registry(world, names, described))
+    expect(isinstance(prompt, str), "not_a_string", func="build_system_prompt", got=shown(prompt))
+    return prompt
+
+
+@check("1.1", points=1, en="names and describes every tool", zh="列出每个工具的名字和描述")
+def test_prompt_describes_tools(learner, world):
+    prompt = system_prompt(learner, world)
+    for name in LOOP_TOOLS:
+        expect(name in prompt and world.tool_descriptions[name] in prompt, "tool_missing_from_prompt",
+               tool=name, got=prompt)
+
+
+@check("1.1", points=1, en="describes the tools it is given, not a fixed list", zh="描述传入的工具，而不是固定清单")
+def test_prompt_describes_any_tools(learner, world):
+    prompt = system_prompt(learner, world, list(OTHER_TOOLS), OTHER_TOOLS)
+    for name, description in OTHER_TOOLS.items():
+        expect(name in prompt and description in prompt, "tool_missing_from_prompt", tool=name, got=prompt)
+
+
+@check("1.1", points=1, en="shows both decisions in JSON, with double quotes", zh="用 JSON（双引号）写出两种决策")
+def test_prompt_shows_the_format(learner, world):
+    prompt = system_prompt(learner, world)
+    expect("json" in prompt.lower(), "prompt_no_json", got=prompt)
+    for piece in ('"type"', '"tool"', '"name"', '"args"', '"final"', '"content"'):
+        single = piece.replace('"', "'")
+        expect(piece in prompt or single not in prompt, "prompt_single_quotes", piece=piece, single=single)
+        expect(piece in prompt, "prompt_format_missing", piece=piece)
+
+
+# ---------------------------------------------------------------- TODO 1.2 parse_decision
+
+def tool_decision(world):
+    v = numbers(world, "arithmetic")
+    return {"type": "tool", "name": "multiply", "args": {"a": v["a"], "b": v["b"]}}
+
+
+def final_decision(world):
+    v = numbers(world, "arithmetic")
+    return {"type": "final", "content": f"The final result is {v['a'] * v['b'] + v['c']}."}
+
+
+def expect_parsed(learner, reply, expected):
+    try:
+        got = learner.call("parse_decision", reply)
+    except Fail as failure:
+        if not raised(failure):
+            raise
+        raise Fail("parse_raised", detail=failure.detail, reply=reply, type=failure.params["type"],
+                   message=failure.params["message"], expected=json.dumps(expected)) from None
+    expect(got == expected, "parse_wrong", reply=reply, got=shown(got), expected=json.dumps(expected))
+
+
+def is_value_error(type_name: str) -> bool:
+    """Whether an exception of your code, known here by its class name, counts as a ValueError:
+    a built-in exception must be one (AttributeError is not); json.JSONDecodeError and a class of
+    your own (class ParseError(ValueError)) are taken at their word."""
+    kind = getattr(builtins, type_name, None)
+    return not (isinstance(kind, type) and issubclass(kind, BaseException)) or issubclass(kind, ValueError)
+
+
+def expect_refused(learner, reply, key):
+    try:
+        got = learner.call("parse_decision", reply)
+    except Fail as failure:
+        if not raised(failure):
+            raise
+        if is_value_error(failure.params["type"]):
+            return
+        raise Fail("parse_wrong_error", detail=failure.detail, reply=reply, type=failure.params["type"],
+                   message=failure.params["message"]) from None
+    expect(False, key, reply=reply, got=shown(got))
+
+
+@check("1.2", points=1, en="reads a bare JSON object", zh="读出单独一个 JSON 对象")
+def test_parses_bare_json(learner, world):
+    decision = tool_decision(world)
+    expect_parsed(learner, json.dumps(decision), decision)
+
+
+@check("1.2", points=1, en="reads JSON in a ```json fence, over several lines", zh="读出 ```json 代码块里跨多行的 JSON")
+def test_parses_fenced_json(learner, world):
+    decision = tool_decision(world)
+    expect_parsed(learner, "```json\n" + json.dumps(decision, indent=2) + "\n```", decision)
+
+
+@check("1.2", points=1, en="reads JSON with prose before and after it", zh="读出前后都有说明文字的 JSON")
+def test_parses_json_in_prose(learner, world):
+    decision = tool_decision(world)
+    v = numbers(world, "arithmetic")
+    reply = f"First I multiply {v['a']} by {v['b']}.\n{json.dumps(decision)}\nI will wait for the result."
+    expect_parsed(learner, reply, decision)
+
+
+@check("1.2", points=1, en="reads a fence without a language tag, inside prose", zh="读出夹在文字中间、不带语言标记的代码块")
+def test_parses_plain_fence_in_prose(learner, world):
+    decision = final_decision(world)
+    reply = "I have all I need to answer.\n```\n" + json.dumps(decision, ensure_ascii=False) + "\n```\nThanks!"
+    expect_parsed(learner, reply, decision)
+
+
+@check("1.2", points=1, en="broken JSON raises ValueError", zh="坏掉的 JSON 抛出 ValueError")
+def test_refuses_broken_json(learner, world):
+    whole = json.dumps(tool_decision(world))
+    expect_refused(learner, f"{BROKEN_LEAD}\n{whole[:whole.index('}') - 3]}", key="parse_accepted_broken")
+
+
+@check("1.2", points=1, en="a reply with no JSON at all raises ValueError", zh="完全没有 JSON 的回复抛出 ValueError")
+def test_refuses_prose_only(learner, world):
+    expect_refused(learner, final_decision(world)["content"], key="parse_accepted_no_json")
+
+
+@check("1.2", points=1, en="JSON that is not a decision raises ValueError", zh="不是决策的 JSON 抛出 ValueError")
+def test_refuses_other_json(learner, world):
+    v = numbers(world, "arithmetic")
+    expect_refused(learner, json.dumps({"result": v["a"] * v["b"], "unit": "none"}), key="parse_accepted_other")
+
+
+# ---------------------------------------------------------------- TODO 1.3 correction_messages
+
+def broken_and_error(world):
+    """The mock's broken first reply in the malformed task, and the error json.loads gives for it."""
+    session = world.session("malformed")
+    question = world.scenarios["malformed"].question
+    broken = session.answer([{"role": "user", "content": question}])
+    try:
+        json.loads(broken[broken.index("{"):])
+    except ValueError as error:
+        return session, question, broken, f"no complete JSON object ({error})"
+    raise AssertionError("the malformed scenario's first reply should be broken")
+
+
+def correction(learner, world):
+    session, question, broken, error = broken_and_error(world)
+    messages = learner.call("correction_messages", broken, error)
+    ok = isinstance(messages, list) and messages and all(isinstance(m, dict) for m in messages)
+    expect(ok, "correction_not_messages", got=shown(messages))
+    return session, question, broken, error, messages
+
+
+@check("1.3", points=1, en="sends the bad reply back as an assistant message, then the error as a user message",
+       zh="先把坏回复作为 assistant 消息发回，再用 user 消息说明错误")
+def test_correction_messages(learner, world):
+    _, _, broken, error, messages = correction(learner, world)
+    first = messages[0]
+    expect(first.get("role") == "assistant" and text_of(first).strip() == broken.strip(), "correction_no_reply",
+           reply=broken, got=shown(messages))
+    expect(len(messages) == 2, "correction_count", got=shown(messages))
+    second = messages[1]
+    expect(second.get("role") == "user", "correction_not_user", role=str(second.get("role")), got=shown(messages))
+    expect(error in text_of(second), "correction_no_error", error=error, got=text_of(second))
+
+
+@check("1.3", points=1, en="asks again for one JSON object", zh="要求模型重新给出一个 JSON 对象")
+def test_correction_asks_for_json(learner, world):
+    _, _, _, _, messages = correction(learner, world)
+    asked = " ".join(text_of(m) for m in messages if m.get("role") != "assistant")
+    expect("json" in asked.lower(), "correction_no_request", got=asked)
+
+
+@check("1.3", points=1, en="the model writes a proper reply after these messages", zh="收到这两条消息后，模型给出正常的回复")
+def test_correction_works_on_the_model(learner, world):
+    session, question, broken, _, messages = correction(learner, world)
+    session.answer([{"role": "user", "content": question}, *messages])
+    expect(session.transcript[-1].layout != "broken", "correction_ignored", reply=broken, got=shown(messages))
+
+
+# ---------------------------------------------------------------- TODO 1.4 execute_tool
+
+def run_execute_tool(learner, world, name, args, crash_key="tool_crashed"):
+    """execute_tool(tools, name, args) on the grader's tools: (what it returned, the tool calls)."""
+    toolbox = ToolBox(world)
+    try:
+        result = learner.call("execute_tool", registry(world, ALL_TOOLS), name, args, tools=toolbox)
+    except Fail as failure:
+        if not raised(failure):
+            raise
+        raise Fail(crash_key, detail=failure.detail, name=name, args=args, type=failure.params["type"],
+                   message=failure.params["message"]) from None
+    return result, toolbox.calls
+
+
+def expect_error_text(result, name, args, words):
+    expect(isinstance(result, str) and words in result, "tool_error_wrong", name=name, args=args,
+           got=said(result), expected=words)
+
+
+@check("1.4", points=1, en="runs the tool with the args as keywords; its result as text",
+       zh="以关键字参数执行工具，结果以文本返回")
+def test_runs_the_tool(learner, world):
+    v = numbers(world, "arithmetic")
+    args = {"b": v["a"], "a": v["c"]}  # not in the order of subtract(a, b): only keywords get it right
+    result, calls = run_execute_tool(learner, world, "subtract", args)
+    expect(calls, "tool_not_called", name="subtract", args=args, got=said(result))
+    expect(isinstance(calls[0].input, dict), "not_keywords", args=args)
+    expected = str(v["c"] - v["a"])
+    expect(result == expected, "tool_result_wrong", name="subtract", args=args, got=said(result),
+           expected=repr(expected))
+
+
+@check("1.4", points=1, en="an unknown tool gives an error text that names it", zh="未知工具返回点名该工具的错误文本")
+def test_unknown_tool(learner, world):
+    v = numbers(world, "arithmetic")
+    args = {"expression": f"{v['a']} * {v['b']}"}
+    result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
+    expect_error_text(result, "calculator", args, "calculator")
+
+
+@check("1.4", points=1, en="a tool that raises gives an error text", zh="工具抛异常时返回错误文本")
+def test_tool_that_raises(learner, world):
+    args = {"a": numbers(world, "arithmetic")["c"], "b": 0}
+    result, _ = run_execute_tool(learner, world, "divide", args)
+    expect_error_text(result, "divide", args, "division by zero")
+
+
+@check("1.4", points=1, en="arguments the tool does not take give an error text", zh="工具不接受的参数返回错误文本")
+def test_wrong_arguments(learner, world):
+    v = numbers(world, "wrong_args")
+    args = {"x": v["b"], "y": v["d"]}  # what the model writes first in the wrong_args task
+    result, _ = run_execute_tool(learner, world, "multiply", args)
+    expect_error_text(result, "multiply", args, "unexpected keyword argument")
+
+
+@check("1.4", points=1, en="args that are not an object give an error text", zh="args 不是对象时返回错误文本")
+def test_args_not_an_object(learner, world):
+    v = numbers(world, "arithmetic")
+    args = [v["a"], v["b"]]  # a model that wrote "args": [5, 6]
+    result, _ = run_execute_tool(learner, world, "multiply", args)
+    expect(isinstance(result, str) and result.strip() and result != str(v["a"] * v["b"]), "args_not_object",
+           args=args, got=said(result))
+
+
+# ---------------------------------------------------------------- TODO 1.5 react_agent
+
+def run_agent(learner, world, scenario, *max_steps):
+    """Your react_agent on a task of scenarios.yaml, with add, multiply and subtract registered."""
+    try:
+        return learner.run_agent("react_agent", scenario, registry(world, LOOP_TOOLS), *max_steps)
+    except Fail as failure:
+        if failure.key == "bad_prompt":  # the validator's own message speaks of llm_call(prompt)
+            raise Fail("llm_not_messages", got=failure.params.get("status", "?")) from None
+        run = learner.runs[-1] if learner.runs else None
+        if not raised(failure) or not run or not run.exchanges:
+            raise
+        last = run.exchanges[-1]
+        params = dict(detail=failure.detail, reply=last.reply, type=failure.params["type"],
+                      message=failure.params["message"])
+        if last.layout == "broken":
+            raise Fail("crashed_on_broken", **params) from None
+        failed_tool = run.tool_calls and run.tool_calls[-1].failed and run.tool_calls[-1].round == len(run.exchanges)
+        if failed_tool or (last.decision.get("type") == "tool" and not is_value_error(failure.params["type"])):
+            raise Fail("crashed_on_tool", **params) from None
+        raise Fail("crashed_on_reply", **params) from None
+
+
+def call_text(decision) -> str:
+    args = decision.get("args") or {}
+    return f"{decision.get('name')}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
+def explain(run, max_steps=8):
+    """Fail with the first mistake the transcript shows, if it shows one."""
+    expect(run.exchanges, "no_llm_call")
+    question = run.scenario.question
+    first = run.exchanges[0].messages
+    expect(any(m.get("role") == "user" and question in text_of(m) for m in first), "question_missing",
+           question=question, got=shown(first))
+    broken = [e for e in run.exchanges if e.layout == "broken"]
+    if len(broken) >= 2:  # the model was never told about its broken reply
+        explain_broken(run, broken[0].reply)
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=1):
+        # a readable reply, answered with something other than its tool's result: a correction
+        sent = after.messages[len(before.messages):]
+        ran = any(c.round == number for c in run.tool_calls)
+        if before.layout != "broken" and after.reply == before.reply and sent and not ran and not any(
+                m.get("role") == "tool" for m in sent):
+            expect(False, "valid_reply_rejected", reply=before.reply, got=shown(sent))
+    asked = [call_text(e.decision) for e in run.exchanges if e.layout != "broken" and e.decision.get("type") == "tool"]
+    repeated = max(asked, key=asked.count) if asked else None
+    if repeated and asked.count(repeated) >= 2:  # the model never saw that call's result
+        last = run.exchanges[-1].messages
+        if not any(m.get("role") == "tool" for m in last):
+            roles = sorted({str(m.get("role")) for before, m in zip(last, last[1:])
+                            if m.get("role") not in ("assistant", "tool", "system") and question not in text_of(m)
+                            and BROKEN_LEAD not in text_of(before)})  # a correction is no result
+            expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
+        expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
+    last = run.exchanges[-1]
+    if last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps:
+        expect(False, "returned_before_final", got=said(run.answer), call=call_text(last.decision))
+
+
+def explain_broken(run, reply):
+    """The broken reply came again: say what the messages lacked."""
+    messages = run.exchanges[-1].messages
+    squashed = "".join(reply.split())
+    echoed = [i for i, m in enumerate(messages)
+              if m.get("role") == "assistant" and squashed in "".join(text_of(m).split())]
+    expect(echoed, "broken_not_sent_back", reply=reply, calls=sum(e.layout == "broken" for e in run.exchanges))
+    expect(False, "broken_no_error", reply=reply, calls=sum(e.layout == "broken" for e in run.exchanges))
+
+
+def expect_answer(run, expected, key="answer_missing"):
+    """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
+    if isinstance(run.answer, str) and expected in run.answer:
+        return
+    explain(run)
+    expect(False, key, expected=expected, got=shown(run.answer))
+
+
+@check("1.5", points=1, en="the arithmetic task: replies bare, in a fence and in prose; the answer holds the result",
+       zh="算术题：回复有单独的、代码块里的、夹在文字中的；答案里有计算结果")
+def test_arithmetic_task(learner, world):
+    v = numbers(world, "arithmetic")
+    run = run_agent(learner, world, "arithmetic")
+    expect_answer(run, str(v["a"] * v["b"] + v["c"]))
+
+
+@check("1.5", points=1, en="starts with the system prompt, then the question", zh="先是 system prompt，然后是问题")
+def test_starts_with_system_prompt(learner, world):
+    run = run_agent(learner, world, "arithmetic")
+    expect(run.exchanges, "no_llm_call")
+    first = run.exchanges[0].messages
+    ok = (len(first) >= 2 and first[0].get("role") == "system" and all(n in text_of(first[0]) for n in LOOP_TOOLS)
+          and first[1].get("role") == "user" and text_of(first[1]) == run.scenario.question)
+    expect(ok, "no_system_prompt", question=run.scenario.question, got=shown(first[:2]))
+
+
+@check("1.5", points=1, en="keeps the model's reply, then a tool message with the result",
+       zh="保留模型的回复，再追加一条带结果的 tool 消息")
+def test_history(learner, world):
+    v = numbers(world, "arithmetic")
+    run = run_agent(learner, world, "arithmetic")
+    explain(run)
+    first = run.exchanges[0].decision
+    expect(len(run.exchanges) >= 2, "returned_before_final", got=said(run.answer), call=call_text(first))
+    messages = run.exchanges[1].messages
+    result = str(v["a"] * v["b"])
+    found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and text_of(m).strip() == result]
+    expect(found, "observation_not_appended", call=call_text(first), result=result, got=shown(messages))
+    before = messages[found[0] - 1]
+    holds = first["name"] in text_of(before) and "tool" in text_of(before)
+    expect(before.get("role") == "assistant" and holds, "reply_not_appended", reply=run.exchanges[0].reply,
+           got=shown(messages))
+
+
+@check("1.5", points=1, en="broken JSON: a correction round, then the answer, no crash",
+       zh="坏掉的 JSON：来一轮纠正，然后得出答案，不崩溃")
+def test_correction_round(learner, world):
+    v = numbers(world, "malformed")
+    run = run_agent(learner, world, "malformed")
+    expect_answer(run, str(v["a"] * v["d"] + v["b"]))
+    broken = [e for e in run.exchanges if e.layout == "broken"]
+    expect(len(broken) == 1, "broken_not_sent_back", reply=broken[0].reply if broken else "", calls=len(broken))
+
+
+@check("1.5", points=1, en="a tool error goes back as the tool's result, and the model recovers",
+       zh="工具报错作为工具结果交回，模型自我纠正")
+def test_tool_error_recovers(learner, world):
+    v = numbers(world, "wrong_args")
+    run = run_agent(learner, world, "wrong_args")
+    expect_answer(run, str(v["b"] * v["d"] + v["c"]))
+
+
+@check("1.5", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
+       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
+def test_stops_at_max_steps(learner, world):
+    run = run_agent(learner, world, "endless", 4)
+    if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
+        explain(run, max_steps=4)
+    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=said(run.answer))
+
+
+@check("1.5", points=1, en="returns the final decision's content, not the reply text",
+       zh="返回 final 决策的 content，而不是回复原文")
+def test_returns_content(learner, world):
+    run = run_agent(learner, world, "arithmetic")
+    expect(run.exchanges, "no_llm_call")
+    last = run.exchanges[-1]
+    if last.decision.get("type") != "final" or last.layout == "broken":
+        explain(run)
+        expect(False, "returned_before_final", got=said(run.answer), call=call_text(last.decision))
+    got = run.answer.strip() if isinstance(run.answer, str) else run.answer
+    expect(got == last.decision["content"], "raw_reply", got=said(run.answer), expected=last.decision["content"])
