@@ -20,6 +20,16 @@ Like a real model without a stop sequence, the mock writes on after its request:
 the Calculator it adds the Observation it imagines (the numbers combined left to right, so
 3 + 5 * 2 gives 16). Whatever follows the request's `Action Input:` line is made up; the agent must
 ignore it and write the real result itself. `read_request` reads a reply the way the grader does.
+
+A scenario's call may change that (all off by default):
+- `made_up: none` stops at the Action Input; `observation` (the default) adds the made-up
+  Observation; `final` adds it and then a Final Answer built on it, the rest of the script
+  imagined too, so an agent that believes the reply answers without running any tool.
+- `guess: "sunny, 25°C"`, a template: the Observation it makes up for a tool `imagined` cannot
+  guess (any tool but the Calculator).
+- `strict: true`: the mock asks for the call only when the prompt names its tool (else it answers
+  from what it knows, with the made-up results), and reads its Observation only in a step written
+  after the step of the call before it.
 """
 from __future__ import annotations
 
@@ -237,20 +247,80 @@ class TextReactSession(Session):
                                "I cannot answer: I do not see a question in the prompt.")
         first = self.transcript[0].prompt if self.transcript else prompt
         observations: list[str] = []
+        after = -1  # strict calls: the line of the step read for the call before
         while (call := self.scenario.call(len(observations))) is not None:
             tool_input = self.scenario.render(call.input, observations)
-            seen = Counter(find_observations(prompt, call.tool, tool_input))
-            seen.subtract(find_observations(first, call.tool, tool_input))
-            new = [obs for obs, count in seen.items() if count > 0]
+            if call.strict and not _names(prompt, call.tool):  # it cannot ask for a tool it was not shown
+                final = self._imagined_answer(observations)
+                return answer_text("I have no tool for this, so I will answer from what I know.",
+                                   final if final is not None else "I cannot tell without a tool.")
+            if call.strict:
+                found = [s for s in self._new_steps(prompt, first, call.tool, tool_input) if s.line > after]
+                new = [s.observation for s in found]
+            else:
+                seen = Counter(find_observations(prompt, call.tool, tool_input))
+                seen.subtract(find_observations(first, call.tool, tool_input))
+                new = [obs for obs, count in seen.items() if count > 0]
             if not new:
                 self.issued.append((call.tool, tool_input))
                 text = request_text(self.scenario.render(call.thought, observations), call.tool, tool_input)
-                guess = imagined(call.tool, tool_input)  # no stop sequence: it writes on, and makes it up
-                return text if guess is None else f"{text}\nObservation: {guess}"
+                return text + self._written_on(call, tool_input, observations)
             observations.append(new[0])
+            if call.strict:
+                after = found[0].line
         answer = self.scenario.render(self.scenario.answer, observations)
         return answer_text("I now know the final answer.", answer)
+
+    @staticmethod
+    def _new_steps(prompt: str, first: str, tool: str, tool_input: str) -> list[Step]:
+        """The steps of this call with an Observation, in prompt order, beyond those the first
+        prompt already shows (instructions, examples): each observation text counts only past its
+        count there."""
+        shown = Counter(find_observations(first, tool, tool_input))
+        new = []
+        for step in read_steps(prompt):
+            if step.observation is None or not step.is_call(tool, tool_input):
+                continue
+            if shown[step.observation] > 0:
+                shown[step.observation] -= 1
+            else:
+                new.append(step)
+        return new
+
+    def _guess(self, call, tool_input: str, observations: list[str]) -> str | None:
+        """The Observation the model makes up for a call, or None when it has no guess."""
+        if call.guess:
+            return self.scenario.render(call.guess, observations)
+        return imagined(call.tool, tool_input)
+
+    def _written_on(self, call, tool_input: str, observations: list[str]) -> str:
+        """No stop sequence: what the model writes after its request, all of it made up."""
+        if call.made_up == "none" or (guess := self._guess(call, tool_input, observations)) is None:
+            return ""
+        text = f"\nObservation: {guess}"
+        if call.made_up == "final":
+            final = self._imagined_answer(observations + [guess])
+            if final is not None:
+                text += "\n" + answer_text("I now know the final answer.", final)
+        return text
+
+    def _imagined_answer(self, observations: list[str]) -> str | None:
+        """The Final Answer with the rest of the script's results made up; None when one can't be."""
+        if self.scenario.repeat:
+            return None
+        observations = list(observations)
+        while (call := self.scenario.call(len(observations))) is not None:
+            guess = self._guess(call, self.scenario.render(call.input, observations), observations)
+            if guess is None:
+                return None
+            observations.append(guess)
+        return self.scenario.render(self.scenario.answer, observations)
 
 
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
+
+
+def _names(prompt: str, tool: str) -> bool:
+    """Whether the prompt names the tool (as a word, any case): a model asks only for tools it sees."""
+    return re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", prompt, re.IGNORECASE) is not None

@@ -88,6 +88,7 @@ class Submission:
     loaded_with_model_calls: bool = False  # the file called the model while it loaded
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
+    calls_made: int = 0  # each call's number: its result must name it
     ready: bool = False  # the child has loaded the file and waits for calls
     spawned: float = 0.0  # when the child started: loading it is timed from then
     reader: LineReader = field(default_factory=LineReader, repr=False)
@@ -112,7 +113,8 @@ class Submission:
         if func in self.hung:
             timeout = min(timeout, HUNG_AGAIN_LIMIT)
         deadline = time.monotonic() + timeout
-        request = {"op": "call", "func": func, "args": list(args),
+        self.calls_made += 1
+        request = {"op": "call", "call": self.calls_made, "func": func, "args": list(args),
                    "hang_spots": [[line] for line in sorted(self.hang_spots)]}
         answer = {"model": model, "http": http, "tool": tools}
         outcome = self._serve(request, deadline, answer)
@@ -204,6 +206,8 @@ class Submission:
                     stop = refused
                     deadline = min(deadline, time.monotonic() + REFUSAL_GRACE)
             elif op == "done":
+                if message.get("call") != request["call"]:  # a result for no call we made: forged
+                    return Outcome(problem="protocol", detail="a result for another call")
                 outcome = self._finish(message)
                 if stop:
                     stop.stdout, stop.child_ok = outcome.stdout, True
@@ -301,7 +305,8 @@ class Submission:
             elif op == "done" and not done:  # ended by the stop; usable if nothing runs on
                 done = True
                 outcome.stdout = str(message.get("stdout", ""))
-                outcome.child_ok = message.get("clean") is True and "stopped" in message
+                outcome.child_ok = (message.get("clean") is True and "stopped" in message
+                                    and message.get("call") == self.calls_made)
             elif op in ("model", "http", "tool") and "id" in message:
                 self._send({"id": message["id"], "refuse": "hang"})
         return where or ""

@@ -4,14 +4,14 @@ It needs only this file and wire.py. Messages, one JSON object per line (see wir
 
     grader -> child   {"op": "load", "model_function": "llm_call"}     import the file
     child  -> grader  {"op": "ready"}  or  {"op": "import_failed", "error": {...}}
-    grader -> child   {"op": "call", "func": "react_agent", "args": [...], "hang_spots": [[line], ...]}
+    grader -> child   {"op": "call", "call": 3, "func": "react_agent", "args": [...], "hang_spots": [[line]]}
     child  -> grader  {"op": "model", "id": 7, "payload": ...}    the learner's code called the model
     grader -> child   {"id": 7, "reply": ...}  or {"id": 7, "refuse": why}: the call raises, the loop unwinds
     child  -> grader  {"op": "http", "id": 8, "method": "POST", "path": "/v1/chat/completions", "body": "..."}
     grader -> child   {"id": 8, "status": 200, "body": {...}}        the learner's openai client called
     child  -> grader  {"op": "tool", "id": 9, "name": "Weather", "args": [...], "kwargs": {}}
     grader -> child   {"id": 9, "output": ...}  or  {"id": 9, "raise": "...", "type": "KeyError"}
-    child  -> grader  {"op": "done", "value": ...} | {"op": "done", "error": {...}} | ... , with "stdout"
+    child  -> grader  {"op": "done", "call": 3, "value": ...} | {..., "error": {...}} | ..., with "stdout"
     grader -> child   {"op": "stop"}         the call ran out of time: say where it is stuck, then end it
     child  -> grader  {"op": "stuck", "where": "...", "spot": [line]}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
@@ -290,7 +290,8 @@ class Child:
         try:
             function = getattr(self.module, request["func"], None)
             if not callable(function):
-                return {"op": "done", "missing": request["func"], "stdout": "", "unawaited": 0}
+                return {"op": "done", "call": request.get("call"), "missing": request["func"], "stdout": "",
+                        "unawaited": 0}
             args = self.build(request["args"])
             self.running = True
             if self.hang_spots:
@@ -313,7 +314,8 @@ class Child:
             reply = {"stopped": True}
         learner_threads = [t for t in threading.enumerate()
                            if t is not threading.main_thread() and not t.name.startswith("reactlings-")]
-        reply.update(op="done", stdout=self.output.text(), unawaited=self.created - self.awaited,
+        reply.update(op="done", call=request.get("call"), stdout=self.output.text(),
+                     unawaited=self.created - self.awaited,
                      clean=not (self.stopped and learner_threads))
         return reply
 

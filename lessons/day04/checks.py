@@ -1,0 +1,419 @@
+"""Day 04 checks: your parser, on a table of replies shaped like real model output.
+
+Each check hands your functions replies and compares what they return with what the grader reads
+in them. Some replies are the lesson text's own; the others are written for the seed being graded:
+their numbers, cities and label spellings change with it, so a parser that knows the table by heart
+fails. The mock model is not called: these are plain function calls.
+"""
+import random
+
+from validator.checking import Fail, Record, calculate, check, expect, imagined, shown
+
+LABELS = ("Thought", "Action", "Action Input", "Observation", "Final Answer")
+
+# How models write a label line: the case of the label, and what surrounds it and its colon.
+CASES = (lambda s: s, str.lower, str.upper, lambda s: s.replace(" ", "_"), str.title)
+LAYOUTS = ("{label}: {value}", "{label}:{value}", "{label} : {value}", "  {label}:   {value}",
+           "{label}：{value}", "**{label}:** {value}", "**{label}**: {value}")
+
+
+def seeded(world, name: str) -> random.Random:
+    """The layouts of one check's hidden replies, for the seed being graded."""
+    return random.Random(f"day04:{name}:{world.seed}")
+
+
+def spelled(label: str, value: str, rng: random.Random) -> str:
+    """A label line as some model writes it; the value's further lines follow as they are."""
+    first, *more = value.split("\n")
+    line = rng.choice(LAYOUTS).format(label=rng.choice(CASES)(label), value=first).rstrip()
+    return "\n".join([line, *more])
+
+
+def numbers(world) -> dict:
+    """The seed's task values, and what the tools and a careless model make of them."""
+    v = dict(world.scenarios["calculator"].values)
+    v["expr"] = f"{v['a']} + {v['b']} * {v['c']}"
+    v["result"] = calculate(v["expr"])
+    v["guess"] = imagined("Calculator", v["expr"])  # left to right: what a model makes up
+    return v
+
+
+def norm(text) -> str:
+    """A value as the checks compare it: each line stripped, the whole stripped."""
+    return "\n".join(line.strip() for line in str(text).strip().splitlines())
+
+
+# ---------------------------------------------------------------- the grader's own reading
+
+def reference_split(line: str):
+    head, colon, rest = line.replace("：", ":").partition(":")
+    name = "".join(c for c in head.lstrip(" \t*->#") if c not in " \t_*").lower()
+    for label in LABELS:
+        if colon and name == label.replace(" ", "").lower():
+            return label, rest.strip().strip("*").strip()
+    return None
+
+
+def reference_fields(reply: str) -> list:
+    fields = []
+    for line in reply.splitlines():
+        found = reference_split(line)
+        if found:
+            fields.append([found[0], [found[1]]])
+        elif fields:
+            fields[-1][1].append(line)
+    return [(label, "\n".join(lines).strip()) for label, lines in fields]
+
+
+def as_pairs(value):
+    """The learner's fields as a list of (label, value), when they have that shape; else None."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    pairs = []
+    for item in value:
+        if not (isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            return None
+        pairs.append((item[0], item[1]))
+    return pairs
+
+
+def same_fields(got, expected) -> bool:
+    pairs = as_pairs(got)
+    return pairs is not None and [(l, norm(v)) for l, v in pairs] == [(l, norm(v)) for l, v in expected]
+
+
+def shown_pair(pair) -> str:
+    return "None" if pair is None else f"({pair[0]!r}, {pair[1]!r})"
+
+
+def call_quietly(learner, func, *args):
+    """The learner's func(*args), or Fail when it raises or is not written yet (for diagnoses)."""
+    try:
+        return learner.call(func, *args)
+    except Fail as failure:
+        return failure
+
+
+def run_agent(learner, world, scenario):
+    """For `validate.py day04 --live`: the file's one_round (ask once, parse, run the tool) on a task."""
+    return learner.run_agent("one_round", scenario)
+
+
+# ---------------------------------------------------------------- TODO 1.1 split_label
+
+def expect_split(learner, line: str, expected, key: str = "split_wrong"):
+    got = learner.call("split_label", line)
+    pair = isinstance(got, (tuple, list)) and len(got) == 2 and all(isinstance(x, str) for x in got)
+    ok = got is None if expected is None else pair and got[0] == expected[0] and got[1].strip() == expected[1]
+    if ok:
+        return
+    written = reference_head(line)  # the word(s) before the colon, as the line spells them
+    if pair and got[0] != written and written.lower().startswith(got[0].lower()):
+        raise Fail("split_prefix", line=line, got=shown(got), expected=shown_pair(expected),
+                   longer=written, shorter=got[0])  # a label taken for the start of a longer word
+    raise Fail(key, line=line, got=shown(got), expected=shown_pair(expected))
+
+
+def reference_head(line: str) -> str:
+    """The text before the first colon, without Markdown and with single spaces: "Action Input"."""
+    head = line.replace("：", ":").partition(":")[0]
+    return " ".join(head.replace("*", " ").replace("_", " ").split())
+
+
+@check("1.1", points=1, en="reads a label whatever its case and spacing", zh="不管大小写和空格，都能认出标签")
+def test_split_case_and_spacing(learner, world):
+    v = numbers(world)
+    rows = [
+        ("Thought: I need to calculate 3 + 5 * 2.", ("Thought", "I need to calculate 3 + 5 * 2.")),
+        ("  action :  Weather", ("Action", "Weather")),
+        ("ACTION INPUT: 上海", ("Action Input", "上海")),
+        ("Action_Input: 上海", ("Action Input", "上海")),
+        ("final answer:3 + 5 * 2 = 13", ("Final Answer", "3 + 5 * 2 = 13")),
+        ("Observation : 13", ("Observation", "13")),
+    ]
+    rng = seeded(world, "split")
+    values = {"Thought": f"I need to calculate {v['expr']}.", "Action": "Calculator",
+              "Action Input": v["expr"], "Observation": v["result"],
+              "Final Answer": f"{v['expr']} = {v['result']}"}
+    rows += [(spelled(label, value, rng), (label, value)) for label, value in values.items()]
+    for line, expected in rows:
+        expect_split(learner, line, expected)
+
+
+@check("1.1", points=1, en="a full-width colon or Markdown bold still makes a label",
+       zh="全角冒号、Markdown 加粗也照样认作标签")
+def test_split_full_width_and_bold(learner, world):
+    v = numbers(world)
+    rows = [
+        ("Thought：我需要查询北京的天气。", ("Thought", "我需要查询北京的天气。")),
+        ("Action：Weather", ("Action", "Weather")),
+        ("**Action:** Weather", ("Action", "Weather")),
+        (f"**Action Input:** {v['city']}", ("Action Input", v["city"])),
+        (f"**Final Answer**: {v['expr']} = {v['result']}", ("Final Answer", f"{v['expr']} = {v['result']}")),
+        (f"Action Input：{v['hot_city']}", ("Action Input", v["hot_city"])),
+    ]
+    for line, expected in rows:
+        expect_split(learner, line, expected)
+
+
+@check("1.1", points=1, en="'Action Input' is not 'Action', and a label must start the line",
+       zh="'Action Input' 不是 'Action'，标签必须在行首")
+def test_split_whole_label_at_line_start(learner, world):
+    v = numbers(world)
+    expect_split(learner, f"Action Input: {v['city']}", ("Action Input", v["city"]))
+    expect_split(learner, "Actions: none needed, I know this one", None)
+    expect_split(learner, "Final Answers: see below", None)
+    for line in (f"I will use Action: Weather with {v['city']}", f"Note: Observation: {v['guess']}",
+                 "The train leaves at 10:30", "Thought I should look it up"):
+        expect_split(learner, line, None, key="split_mid_line")
+
+
+# ---------------------------------------------------------------- TODO 1.2 read_fields
+
+def expect_fields(learner, reply: str, key: str = "fields_wrong"):
+    expected = reference_fields(reply)
+    got = learner.call("read_fields", reply)
+    if same_fields(got, expected):
+        return
+    for line in reply.splitlines():  # a label line split_label misreads: the cause is TODO 1.1
+        split = call_quietly(learner, "split_label", line)
+        wanted = reference_split(line)
+        if isinstance(split, Fail):
+            break
+        right = split is None if wanted is None else (
+            isinstance(split, (tuple, list)) and len(split) == 2 and tuple(split)[0] == wanted[0])
+        if not right:
+            raise Fail("because_split_label", line=line, got=shown(split), expected=shown_pair(wanted))
+    raise Fail(key, got=shown(got), reply=reply, expected=shown(expected))
+
+
+@check("1.2", points=1, en="reads every field, in order", zh="按顺序读出每个字段")
+def test_fields_in_order(learner, world):
+    v = numbers(world)
+    expect_fields(learner, "Thought: I need to calculate 3 + 5 * 2.\nAction: Calculator\nAction Input: 3 + 5 * 2")
+    expect_fields(learner, "Thought: First the weather.\nAction: Weather\nAction Input: 北京\n"
+                           "Observation: sunny, 25°C\nThought: Now convert it.\nAction: Calculator\n"
+                           "Action Input: 25 * 9 / 5 + 32")
+    rng = seeded(world, "fields")
+    for tool, given in (("Calculator", v["expr"]), ("Weather", v["city"])):
+        lines = [spelled("Thought", f"I should use the {tool}.", rng), spelled("Action", tool, rng),
+                 spelled("Action Input", given, rng)]
+        if tool == "Calculator":
+            lines.append(spelled("Observation", v["guess"], rng))
+        expect_fields(learner, "\n".join(lines))
+
+
+@check("1.2", points=1, en="a value runs over several lines, blank lines kept",
+       zh="一个值可以跨好几行，中间的空行也保留")
+def test_fields_multiline(learner, world):
+    v = numbers(world)
+    expect_fields(learner, "Thought: I have both numbers.\nFinal Answer: It is 77°F in 北京 today.\n"
+                           "- Weather: sunny, 25°C\n- 25 * 9 / 5 + 32 = 77", key="fields_one_line")
+    expect_fields(learner, "Thought: The user wants degrees Fahrenheit.\nF = C * 9 / 5 + 32, so I need "
+                           "the Celsius first.\nAction: Weather\nAction Input: 北京", key="fields_one_line")
+    rng = seeded(world, "multiline")
+    answer = f"In {v['city']} it is cloudy today.\n\nTake an umbrella, just in case."
+    expect_fields(learner, "\n".join([spelled("Thought", "I know enough now.", rng),
+                                      spelled("Final Answer", answer, rng)]), key="fields_one_line")
+    expect_fields(learner, "\n".join([spelled("Action", "Knowledge", rng),
+                                      spelled("Action Input", f"{v['keyword']}\nand how it began", rng)]),
+                  key="fields_one_line")
+
+
+@check("1.2", points=1, en="lines before the first label belong to no field",
+       zh="第一个标签之前的行不属于任何字段")
+def test_fields_prose_before_labels(learner, world):
+    v = numbers(world)
+    expect_fields(learner, f"I should look up the weather in {v['city']}.\nAction: Weather\n"
+                           f"Action Input: {v['city']}", key="fields_before_label")
+    expect_fields(learner, f"Sure! Let me work this out.\n\nThought: I need to calculate {v['expr']}.\n"
+                           f"Action: Calculator\nAction Input: {v['expr']}", key="fields_before_label")
+
+
+# ---------------------------------------------------------------- TODO 2.1 format_error
+
+def error_of(learner, labels: list[str]):
+    return learner.call("format_error", labels)
+
+
+def is_message(value) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+@check("2.1", points=1, en="an Action with no Action Input: a message that asks for one",
+       zh="有 Action 没有 Action Input：提示模型补上")
+def test_error_missing_input(learner, world):
+    for labels in (["Thought", "Action"], ["Action"], ["Thought", "Action", "Thought"]):
+        got = error_of(learner, labels)
+        expect(is_message(got), "error_missing_input", labels=labels, got=shown(got))
+        expect("action input" in got.lower(), "error_not_named", labels=labels, got=shown(got),
+               label="Action Input")
+
+
+@check("2.1", points=1, en="an Action Input with no Action before it: a message",
+       zh="Action Input 前面没有 Action：返回提示")
+def test_error_missing_action(learner, world):
+    for labels in (["Thought", "Action Input"], ["Action Input"]):
+        got = error_of(learner, labels)
+        expect(is_message(got), "error_missing_action", labels=labels, got=shown(got))
+
+
+@check("2.1", points=1, en="neither an Action nor a Final Answer: a message that names both",
+       zh="既没有 Action 也没有 Final Answer：提示里两条出路都要提到")
+def test_error_missing_both(learner, world):
+    for labels in ([], ["Thought"], ["Thought", "Observation"]):
+        got = error_of(learner, labels)
+        expect(is_message(got), "error_missing_both", labels=labels, got=shown(got))
+        for label in ("Final Answer", "Action"):
+            expect(label.lower() in got.lower(), "error_not_named", labels=labels, got=shown(got), label=label)
+
+
+@check("2.1", points=1, en="a Final Answer, or an Action with its Action Input: no error",
+       zh="有 Final Answer，或者 Action 带着 Action Input：没有错误")
+def test_no_error(learner, world):
+    for labels in (["Thought", "Final Answer"], ["Final Answer"], ["Thought", "Action", "Final Answer"],
+                   ["Thought", "Action", "Action Input"], ["Action", "Thought", "Action Input"]):
+        got = error_of(learner, labels)
+        expect(got is None or got == "", "error_unexpected", labels=labels, got=shown(got))
+
+
+# ---------------------------------------------------------------- TODO 2.2 parse_react_response
+
+def wanted(thought=None, action="", action_input="", final_answer=None, error=False) -> dict:
+    """What a reply should parse to; thought None: not compared (the reply has no Thought label)."""
+    return dict(thought=thought, action=action, action_input=action_input, final_answer=final_answer,
+                error=error)
+
+
+def described(want: dict) -> str:
+    if want["error"]:
+        return "ParsedReply(action='', final_answer=None, error='<a message for the model>')"
+    thought = "…" if want["thought"] is None else repr(want["thought"])
+    return (f"ParsedReply(thought={thought}, action={want['action']!r}, "
+            f"action_input={want['action_input']!r}, final_answer={want['final_answer']!r}, error=None)")
+
+
+def parsed_right(got, want: dict) -> bool:
+    if not isinstance(got, Record):
+        return False
+    f = got.fields
+    if want["error"]:
+        return is_message(f.get("error")) and not f.get("action") and f.get("final_answer") is None
+    if f.get("error"):
+        return False
+    if want["thought"] is not None and norm(f.get("thought") or "") != norm(want["thought"]):
+        return False
+    if want["final_answer"] is not None:
+        final = f.get("final_answer")
+        return isinstance(final, str) and norm(final) == norm(want["final_answer"]) and not f.get("action")
+    return (f.get("final_answer") is None and f.get("action") == want["action"]
+            and isinstance(f.get("action_input"), str) and norm(f["action_input"]) == norm(want["action_input"]))
+
+
+def expect_parsed(learner, reply: str, want: dict, key: str = "parse_wrong"):
+    try:
+        got = learner.call("parse_react_response", reply)
+    except Fail as failure:
+        if failure.key != "crashed":
+            raise
+        raise Fail("parse_raised", detail=failure.detail, type=failure.params.get("type", ""),
+                   message=failure.params.get("message", ""), reply=reply) from None
+    expect(isinstance(got, Record) and got.type == "ParsedReply", "not_a_parsed_reply", got=shown(got))
+    if parsed_right(got, want):
+        return
+    fields = call_quietly(learner, "read_fields", reply)  # wrong already there? Then say so.
+    expected = reference_fields(reply)
+    if not isinstance(fields, Fail) and not same_fields(fields, expected):
+        raise Fail("because_read_fields", reply=reply, got=shown(fields), expected=shown(expected))
+    raise Fail(key, got=shown(got), reply=reply, expected=described(want))
+
+
+@check("2.2", points=1, en="a tool request: thought, action and action_input",
+       zh="工具请求：读出 thought、action 和 action_input")
+def test_parse_request(learner, world):
+    v = numbers(world)
+    expect_parsed(learner, "Thought: I need to calculate 3 + 5 * 2.\nAction: Calculator\nAction Input: 3 + 5 * 2",
+                  wanted("I need to calculate 3 + 5 * 2.", "Calculator", "3 + 5 * 2"))
+    expect_parsed(learner, "Thought：我需要查询北京的天气。\nAction：Weather\nAction Input：北京",
+                  wanted("我需要查询北京的天气。", "Weather", "北京"))
+    expect_parsed(learner, "Action: Clock\nAction Input:", wanted(None, "Clock", ""))
+    rng = seeded(world, "request")
+    for tool, given in (("Calculator", v["expr"]), ("Weather", v["city"]), ("Knowledge", v["keyword"])):
+        thought = f"I will ask the {tool} about {given}."
+        reply = "\n".join([spelled("Thought", thought, rng), spelled("Action", tool, rng),
+                           spelled("Action Input", given, rng)])
+        expect_parsed(learner, reply, wanted(thought, tool, given))
+
+
+@check("2.2", points=1, en="a Final Answer ends the run, all of its lines", zh="Final Answer 结束运行，多行内容完整保留")
+def test_parse_final_answer(learner, world):
+    v = numbers(world)
+    answer = "It is 77°F in 北京 today.\n- Weather: sunny, 25°C\n- 25 * 9 / 5 + 32 = 77"
+    expect_parsed(learner, f"Thought: I have both numbers.\nFinal Answer: {answer}",
+                  wanted("I have both numbers.", final_answer=answer))
+    rng = seeded(world, "final")
+    answer = f"{v['expr']} = {v['result']}.\n\nMultiplication comes before addition."
+    expect_parsed(learner, "\n".join([spelled("Thought", "I now know the final answer.", rng),
+                                      spelled("Final Answer", answer, rng)]),
+                  wanted("I now know the final answer.", final_answer=answer))
+
+
+@check("2.2", points=1, en="the reply ends at its first Action Input: a made-up Observation is not read",
+       zh="回复在第一个 Action Input 处结束：编出来的 Observation 不读")
+def test_parse_ignores_made_up_observation(learner, world):
+    v = numbers(world)
+    thought = f"I need to calculate {v['expr']}."
+    reply = f"Thought: {thought}\nAction: Calculator\nAction Input: {v['expr']}\nObservation: {v['guess']}"
+    expect_parsed(learner, reply, wanted(thought, "Calculator", v["expr"]), key="parse_made_up")
+    reply = (f"Thought: I should look up the weather.\nAction: Weather\nAction Input: {v['city']}\n"
+             "Observation: sunny, 25°C, a perfect day for a run")
+    expect_parsed(learner, reply, wanted("I should look up the weather.", "Weather", v["city"]),
+                  key="parse_made_up")
+
+
+@check("2.2", points=1, en="a second Action or a Final Answer after the request is made up too",
+       zh="请求之后的第二个 Action 或 Final Answer 同样是编的")
+def test_parse_ignores_made_up_steps(learner, world):
+    v = numbers(world)
+    thought = f"I need to calculate {v['expr']}."
+    reply = (f"Thought: {thought}\nAction: Calculator\nAction Input: {v['expr']}\nObservation: {v['guess']}\n"
+             f"Thought: I now know the final answer.\nFinal Answer: {v['expr']} = {v['guess']}")
+    expect_parsed(learner, reply, wanted(thought, "Calculator", v["expr"]), key="parse_made_up")
+    first = f"First I need today's weather in {v['hot_city']}."
+    reply = (f"Thought: {first}\nAction: Weather\nAction Input: {v['hot_city']}\nObservation: sunny, 30°C\n"
+             "Thought: It is 30°C; F = C * 9 / 5 + 32.\nAction: Calculator\nAction Input: 30 * 9 / 5 + 32")
+    expect_parsed(learner, reply, wanted(first, "Weather", v["hot_city"]), key="parse_made_up")
+
+
+@check("2.2", points=1, en="a Final Answer before any Action Input ends the run",
+       zh="Final Answer 出现在任何 Action Input 之前，就结束运行")
+def test_parse_final_before_request(learner, world):
+    v = numbers(world)
+    expect_parsed(learner, "Thought: I already know it.\nAction: None\nFinal Answer: 2",
+                  wanted("I already know it.", final_answer="2"), key="parse_final_first")
+    expect_parsed(learner, f"Thought: I can do this one myself.\nAction: Calculator\n"
+                           f"Final Answer: {v['expr']} = {v['result']}",
+                  wanted("I can do this one myself.", final_answer=f"{v['expr']} = {v['result']}"),
+                  key="parse_final_first")
+
+
+@check("2.2", points=1, en="quotes, backticks or a code fence around the input are taken off",
+       zh="去掉输入两端的引号、反引号或代码块标记")
+def test_parse_quoted_input(learner, world):
+    v = numbers(world)
+    rows = [(f'"{v["city"]}"', "Weather", v["city"]), (f"'{v['expr']}'", "Calculator", v["expr"]),
+            (f"`{v['keyword']}`", "Knowledge", v["keyword"]), (f"“{v['hot_city']}”", "Weather", v["hot_city"]),
+            (f"\n```\n{v['expr']}\n```", "Calculator", v["expr"])]
+    for written, tool, given in rows:
+        reply = f"Thought: I will use the {tool}.\nAction: {tool}\nAction Input: {written}"
+        expect_parsed(learner, reply, wanted(f"I will use the {tool}.", tool, given), key="parse_quotes")
+
+
+@check("2.2", points=1, en="a reply that breaks the format gives an error, not a tool call or a crash",
+       zh="不合格式的回复给出 error，而不是执行工具或崩溃")
+def test_parse_format_errors(learner, world):
+    v = numbers(world)
+    for reply in (f'Thought: I will look the weather up.\nAction: search_weather("{v["hot_city"]}")',
+                  f"The answer is {v['result']}.",
+                  f"Thought: Let me check.\nAction Input: {v['city']}"):
+        expect_parsed(learner, reply, wanted(error=True), key="parse_no_error")

@@ -1,0 +1,327 @@
+"""Day 05 checks: the scratchpad, the prompt, the cut, and a loop that uses them.
+
+`learner.call` calls one of your functions in your process; `run_agent` runs your loop on a task of
+scenarios.yaml against the mock model, which reads your prompts as a model with no memory would and,
+like a model without a stop sequence, makes things up after each request. Numbers come from
+`world`, so with another seed every expected value changes.
+"""
+import random
+import re
+
+from validator.checking import (OBSERVATION, Fail, calculate, check, expect, first_number, imagined,
+                                learner_object, read_final, read_request, read_steps, request_text,
+                                sees_question, shown, tools_arg, written_after_request)
+
+
+def returned_str(func, value):
+    expect(isinstance(value, str), "not_a_string", func=func, got=shown(value))
+    return value
+
+
+def step_arg(reply: str, observation: str) -> dict:
+    return learner_object("Step", reply=reply, observation=observation)
+
+
+def squashed(text: str) -> str:
+    return "".join(text.split())
+
+
+def fahrenheit_steps(world) -> list[dict]:
+    """The two steps of the fahrenheit task, as the loop keeps them: the cut replies, the results."""
+    city = world.scenarios["fahrenheit"].values["hot_city"]
+    report = world.weather[city]
+    expression = f"{first_number(report)} * 9 / 5 + 32"
+    return [
+        {"tool": "Weather", "input": city, "observation": report,
+         "reply": request_text(f"First I need today's weather in {city}.", "Weather", city)},
+        {"tool": "Calculator", "input": expression, "observation": calculate(expression),
+         "reply": request_text(f"It is {first_number(report)}°C; F = C * 9 / 5 + 32.", "Calculator", expression)},
+    ]
+
+
+def expect_steps_readable(text: str, steps: list[dict], shown_as: str, key: str, first: str = ""):
+    """Every step reads, as the mock reads it, as done with its real result, in order. `first`: what
+    the model already saw before any step (instructions): a step shown there does not count."""
+    positions = []
+    for number, step in enumerate(steps, start=1):
+        calls = [s for s in read_steps(text) if s.is_call(step["tool"], step["input"])]
+        calls = calls[len([s for s in read_steps(first) if s.is_call(step["tool"], step["input"])]):]
+        if not calls:
+            glued = next((line for line in text.splitlines()
+                          if step["input"] in line and re.search(r"Observation\s*[:：]", line)
+                          and not OBSERVATION.match(line)), None)
+            expect(glued is None, "pad_one_line", line=glued)
+            raise Fail(key, got=shown_as, number=number, tool=step["tool"], input=step["input"],
+                       observation=step["observation"])
+        read = next((c for c in calls if c.observation is not None), None)
+        if read is None or squashed(step["observation"]) not in squashed(read.observation):
+            if read is None:
+                raise Fail(key, got=shown_as, number=number, tool=step["tool"], input=step["input"],
+                           observation=step["observation"])
+            raise Fail("pad_wrong_observation", number=number, got=read.observation, expected=step["observation"])
+        positions.append(read.line)
+    for number in range(1, len(positions)):
+        expect(positions[number - 1] < positions[number], "pad_order", first=number, second=number + 1)
+
+
+# ---------------------------------------------------------------- TODO 1.1 build_scratchpad
+
+def scratchpad(learner, steps: list[dict]) -> str:
+    text = learner.call("build_scratchpad", [step_arg(s["reply"], s["observation"]) for s in steps])
+    return returned_str("build_scratchpad", text)
+
+
+@check("1.1", points=1, en="a step is its reply, then the Observation on a line of its own",
+       zh="一步就是它的回复，加上另起一行的 Observation")
+def test_scratchpad_one_step(learner, world):
+    v = world.scenarios["calculator"].values
+    expression = f"{v['a']} + {v['b']} * {v['c']}"
+    step = {"tool": "Calculator", "input": expression, "observation": calculate(expression),
+            "reply": request_text(f"I need to calculate {expression}.", "Calculator", expression)}
+    text = scratchpad(learner, [step])
+    expect_steps_readable(text, [step], text, key="pad_step_unreadable")
+    city = world.scenarios["run"].values["city"]  # a reply kept with its newline: the same
+    step = {"tool": "Weather", "input": city, "observation": world.weather[city],
+            "reply": request_text(f"I need today's weather in {city} first.", "Weather", city) + "\n"}
+    text = scratchpad(learner, [step])
+    expect_steps_readable(text, [step], text, key="pad_step_unreadable")
+
+
+@check("1.1", points=1, en="every step, oldest first; no steps, an empty scratchpad",
+       zh="按时间顺序写出每一步；没有步骤就是空的 scratchpad")
+def test_scratchpad_in_order(learner, world):
+    empty = scratchpad(learner, [])
+    expect(empty.strip() == "", "pad_not_empty", got=shown(empty))
+    steps = fahrenheit_steps(world)
+    text = scratchpad(learner, steps)
+    expect_steps_readable(text, steps, text, key="pad_step_unreadable")
+
+
+# ---------------------------------------------------------------- TODO 1.2 build_react_prompt
+
+def build_prompt(learner, world, question: str, steps: list[dict]) -> str:
+    tools = tools_arg(world, ["Calculator", "Weather"])
+    prompt = learner.call("build_react_prompt", question, tools,
+                          [step_arg(s["reply"], s["observation"]) for s in steps])
+    return returned_str("build_react_prompt", prompt)
+
+
+def expect_question_and_tools(prompt: str, world, question: str, steps: int):
+    expect(sees_question(prompt, question), "prompt_no_question", question=question, steps=steps)
+    for name, description in world.tool_descriptions.items():
+        expect(description in prompt, "prompt_no_tool", tool=name, description=description, steps=steps)
+
+
+@check("1.2", points=1, en="holds the question and every tool", zh="包含问题和每个工具")
+def test_prompt_question_and_tools(learner, world):
+    question = world.scenarios["run"].question
+    expect_question_and_tools(build_prompt(learner, world, question, []), world, question, 0)
+
+
+@check("1.2", points=1, en="once there are steps: still the question and the tools, and every step in order",
+       zh="有了步骤之后：仍有问题和工具，并按顺序包含每一步")
+def test_prompt_with_steps(learner, world):
+    question = world.scenarios["fahrenheit"].question
+    steps = fahrenheit_steps(world)
+    prompt = build_prompt(learner, world, question, steps)
+    expect_question_and_tools(prompt, world, question, len(steps))
+    instructions = build_prompt(learner, world, question, [])
+    expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=instructions)
+
+
+@check("1.2", points=1, en="explains the reply format", zh="说明回复格式")
+def test_prompt_explains_format(learner, world):
+    prompt = build_prompt(learner, world, world.scenarios["calculator"].question, [])
+    for line in ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:"):
+        shows = re.search(re.escape(line).replace(":", r"\**\s*[:：]"), prompt)
+        expect(shows, "prompt_format_missing", line=line)
+
+
+# ---------------------------------------------------------------- TODO 2.1 cut_reply
+
+def mock_reply(world, scenario: str) -> str:
+    """The mock's first reply on a task: its request, then what it makes up."""
+    story = world.scenarios[scenario]
+    return world.session(scenario).reply(f"Tools: Calculator, Weather\nQuestion: {story.question}\n")
+
+
+def lines_of(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip("\n").rstrip().splitlines()]
+
+
+def expect_cut(learner, reply: str):
+    """cut_reply keeps the request as written, and nothing of what follows it."""
+    got = returned_str("cut_reply", learner.call("cut_reply", reply))
+    kept = got.rstrip()
+    expect(not any(OBSERVATION.match(line) for line in got.splitlines()) and read_final(got) is None,
+           "cut_kept_made_up", got=got, reply=reply)
+    expect(reply.startswith(kept) and read_request(got) == read_request(reply), "cut_lost_request",
+           got=got, reply=reply)
+
+
+@check("2.1", points=1, en="cuts the Observation the model made up", zh="截掉模型编出来的 Observation")
+def test_cut_made_up_observation(learner, world):
+    v = world.scenarios["calculator"].values
+    expression = f"{v['a']} + {v['b']} * {v['c']}"
+    thought = f"I need to calculate {expression}."
+    expect_cut(learner, request_text(thought, "Calculator", expression)
+               + f"\nObservation: {imagined('Calculator', expression)}")
+
+
+@check("2.1", points=1, en="cuts a made-up Observation and the Final Answer resting on it",
+       zh="截掉编出来的 Observation，以及建立在它之上的 Final Answer")
+def test_cut_made_up_final_answer(learner, world):
+    for scenario in ("calculator", "run", "fahrenheit"):
+        reply = mock_reply(world, scenario)
+        assert read_final(written_after_request(reply)), f"the mock's {scenario} reply makes up no answer"
+        expect_cut(learner, reply)
+
+
+OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation:** {x}", "Observation：{x}",
+                         "  Observation:{x}", "**observation**: {x}")
+
+
+@check("2.1", points=1, en="an Observation line in any spelling is cut", zh="任何写法的 Observation 行都截掉")
+def test_cut_any_spelling(learner, world):
+    v = world.scenarios["calculator"].values
+    rng = random.Random(f"day05:cut:{world.seed}")
+    for spelling in rng.sample(OBSERVATION_SPELLINGS, 4):
+        a, b = rng.randint(2, 40), rng.randint(2, 12)
+        expression = f"{a} + {b} * {v['c']}"
+        reply = (request_text(f"I need to calculate {expression}.", "Calculator", expression) + "\n"
+                 + spelling.format(x=imagined("Calculator", expression)) + "\nThought: Done.\nFinal Answer: "
+                 + imagined("Calculator", expression))
+        expect_cut(learner, reply)
+
+
+@check("2.1", points=1, en="a reply with no Observation comes back whole", zh="没有 Observation 的回复原样返回")
+def test_cut_leaves_clean_replies(learner, world):
+    city = world.scenarios["fahrenheit"].values["hot_city"]
+    report = world.weather[city]
+    celsius = first_number(report)
+    for reply in (request_text(f"First I need today's weather in {city}.", "Weather", city),
+                  f"Thought: I now know the final answer.\nFinal Answer: It is {calculate(f'{celsius} * 9 / 5 + 32')}°F"
+                  f" in {city} today.\n\n(Weather report: {report}; my observation: it feels warmer.)"):
+        got = returned_str("cut_reply", learner.call("cut_reply", reply))
+        expect(lines_of(got) == lines_of(reply), "cut_changed", reply=reply, got=got)
+
+
+# ---------------------------------------------------------------- TODO 3.1 react_agent
+
+def run_agent(learner, world, scenario, *max_steps):
+    """Your react_agent on a task of scenarios.yaml, with the tools that task gives it."""
+    tools = tools_arg(world, world.scenarios[scenario].tools)
+    return learner.run_agent("react_agent", scenario, tools, *max_steps)
+
+
+def names(prompt: str, tool: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", prompt, re.IGNORECASE) is not None
+
+
+def explain(run, real: str = ""):
+    """Fail with the first mistake the transcript shows, if it shows one."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
+               question=run.scenario.question)
+        for tool in run.scenario.tools:
+            expect(names(exchange.prompt, tool), "tool_not_in_prompt", round=number, tool=tool,
+                   reply=exchange.reply)
+    for number, exchange in enumerate(run.exchanges[:-1], start=1):  # a request that never ran
+        request = read_request(exchange.reply)
+        if request and not any(c.round == number for c in run.tool_calls):
+            for line in written_after_request(exchange.reply).splitlines():
+                expect(not line.strip() or line.strip() not in run.exchanges[number].prompt, "made_up_not_run",
+                       tool=request[0], input=request[1], line=line.strip())
+            raise Fail("tool_not_run", tool=request[0], input=request[1])
+    answer = run.answer.strip() if isinstance(run.answer, str) else None
+    for number, exchange in enumerate(run.exchanges, start=1):  # a made-up answer, believed
+        made_up = written_after_request(exchange.reply)
+        fake = read_final(made_up)
+        if fake and answer == fake.strip() and not any(c.round == number for c in run.tool_calls):
+            guess = made_up.splitlines()[0].split(":", 1)[1].strip()
+            raise Fail("answer_made_up", got=run.answer, fake=guess, real=real)
+    for number, exchange in enumerate(run.exchanges, start=1):
+        request = read_request(exchange.reply)
+        if request is None:
+            continue
+        tool, asked = request
+        ran = [c for c in run.tool_calls if c.round == number and c.name == tool]
+        if ran and not any(str(c.input).strip() == asked for c in ran):
+            expect(False, "tool_input_not_as_asked", tool=tool, asked=asked, ran=str(ran[0].input))
+        if ran and number < len(run.exchanges):  # what it made up, copied into the next prompt
+            outputs = [str(c.output) for c in ran]
+            for line in written_after_request(exchange.reply).splitlines():
+                line = line.strip()
+                copied = line and line not in exchange.prompt and line in run.exchanges[number].prompt
+                expect(not copied or any(out in line for out in outputs), "made_up_in_prompt", line=line,
+                       tool=tool)
+    asked = [read_request(e.reply) for e in run.exchanges]
+    asked = [a for a in asked if a]
+    repeats = max((asked.count(a) for a in asked), default=0)
+    if repeats >= 2:
+        tool, given = max(asked, key=asked.count)
+        done = [s for s in read_steps(run.exchanges[-1].prompt) if s.is_call(tool, given) and s.observation]
+        expect(not done, "steps_out_of_order", tool=tool, input=given, calls=repeats)
+        glued = next((line for line in run.exchanges[-1].prompt.splitlines() if given in line
+                      and re.search(r"Observation\s*[:：]", line) and not OBSERVATION.match(line)), None)
+        expect(glued is None, "pad_one_line", line=glued)
+        raise Fail("history_not_fed_back", calls=repeats)
+
+
+def expect_answer(run, expected: str, real: str):
+    if isinstance(run.answer, str) and expected in run.answer:
+        return
+    expect(run.exchanges, "no_llm_call")
+    explain(run, real)
+    expect(False, "answer_missing", expected=expected, got=shown(run.answer))
+
+
+@check("3.1", points=1, en="the calculator task: the real result, not the one the model made up",
+       zh="计算题：真实的结果，而不是模型编的那个")
+def test_calculator_task(learner, world):
+    v = world.scenarios["calculator"].values
+    result = calculate(f"{v['a']} + {v['b']} * {v['c']}")
+    expect_answer(run_agent(learner, world, "calculator"), result, result)
+
+
+@check("3.1", points=1, en="the run question: the real weather, not made-up sunshine",
+       zh="跑步的问题：真实的天气，而不是编出来的晴天")
+def test_run_task(learner, world):
+    report = world.weather[world.scenarios["run"].values["city"]]
+    run = run_agent(learner, world, "run")
+    expect_answer(run, report, report)
+
+
+@check("3.1", points=1, en="two tools in a row: Weather, then Calculator (°C → °F)",
+       zh="连续两个工具：先查天气，再换算华氏度")
+def test_two_step_task(learner, world):
+    report = world.weather[world.scenarios["fahrenheit"].values["hot_city"]]
+    fahrenheit = calculate(f"{first_number(report)} * 9 / 5 + 32")
+    expect_answer(run_agent(learner, world, "fahrenheit"), f"{fahrenheit}°F", report)
+
+
+@check("3.1", points=1, en="only real results reach the prompt, and every requested tool runs (transcript)",
+       zh="只有真实结果进入 prompt，每个请求的工具都真的执行了（看对话记录）")
+def test_only_real_observations(learner, world):
+    run = run_agent(learner, world, "fahrenheit")
+    expect(run.exchanges, "no_llm_call")
+    explain(run, world.weather[run.scenario.values["hot_city"]])
+    for index, exchange in enumerate(run.exchanges):
+        if (request := read_request(exchange.reply)) is None:
+            continue
+        tool, tool_input = request
+        calls = [c for c in run.tool_calls if c.name == tool and str(c.input).strip() == tool_input]
+        expect(calls, "tool_not_run", tool=tool, input=tool_input)
+        later = [e.prompt for e in run.exchanges[index + 1:]]
+        if later:
+            expect(any(str(calls[0].output) in p for p in later), "observation_not_real", output=calls[0].output)
+
+
+@check("3.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
+       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
+def test_stops_at_max_steps(learner, world):
+    run = run_agent(learner, world, "endless", 4)
+    if len(run.exchanges) < 4:
+        explain(run)
+    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
