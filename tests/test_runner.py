@@ -628,3 +628,24 @@ def test_a_context_python_hides_is_not_shown(load):
     """json raises JSONDecodeError `from None` over a StopIteration: only what Python shows counts."""
     outcome = call(load("import json\n\ndef parse(text):\n    return json.loads(text)\n"), "parse", "{oops")
     assert outcome.error["type"] == "JSONDecodeError" and outcome.error["chain"] == []
+
+
+def test_tools_called_at_once_run_at_once_in_the_grader(load):
+    """Eight calls from a thread pool to a slow tool: several run at the same time in the grader."""
+    import threading
+    submission = load(CONCURRENT)
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def tools(name, text):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return text
+
+    outcome = call(submission, "in_threads", [{"$tool": "Slow"}], [str(n) for n in range(8)], tools=tools,
+                   timeout=20)
+    assert outcome.value == [str(n) for n in range(8)]
+    assert most[0] >= 4  # not one after another

@@ -13,7 +13,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -28,6 +30,9 @@ WHERE_STUCK_WAIT = 0.3  # seconds a stopped child gets to say where it was and e
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 TOOL_CALLS_LIMIT = 200  # tool calls in one call of the learner's: more is a runaway loop
 TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
+# Tool calls run here, in the grader, each in its own thread, so tools the learner calls at once
+# (a thread pool, asyncio.gather) run at once, as they would in the learner's own process.
+TOOL_RUNNERS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="reactlings-tool")
 
 
 class Problem(Exception):
@@ -89,6 +94,7 @@ class Submission:
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
     calls_made: int = 0  # each call's number: its result must name it
+    send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     ready: bool = False  # the child has loaded the file and waits for calls
     spawned: float = 0.0  # when the child started: loading it is timed from then
     reader: LineReader = field(default_factory=LineReader, repr=False)
@@ -223,8 +229,8 @@ class Submission:
         """Answer one request of the child's; an Outcome instead when the model refuses it."""
         op, number = message["op"], message["id"]
         handler = answer.get(op)
-        if op == "tool":
-            self._send(dict(self._run_tool(handler, message), id=number))
+        if op == "tool":  # tools run side by side, as the learner's threads or tasks call them
+            TOOL_RUNNERS.submit(lambda: self._send(dict(self._run_tool(handler, message), id=number)))
             return None
         if handler is None:
             refusal = Outcome(problem="unexpected_llm")
@@ -312,10 +318,14 @@ class Submission:
         return where or ""
 
     def _send(self, message):
-        try:
-            self.sock.sendall(dump(message))
-        except OSError:
-            pass  # the child is gone; _receive reports how it ended
+        sock = self.sock
+        if sock is None:
+            return  # closed while a tool ran: nobody waits for the answer
+        with self.send_lock:  # tool answers come from TOOL_RUNNERS' threads
+            try:
+                sock.sendall(dump(message))
+            except OSError:
+                pass  # the child is gone; _receive reports how it ended
 
     def _receive(self, deadline) -> dict | Outcome:
         while not self.pending:
