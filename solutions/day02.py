@@ -13,7 +13,7 @@ what was wrong, and the model tries again. A tool that fails is not a crash eith
 back as the tool's result.
 
 Fill in the five TODOs, then run `python validate.py day02`. Run this file itself to watch your
-agent work: `python lessons/day02/day02.py`.
+agent work: `python workspace/day02.py`.
 """
 from __future__ import annotations
 

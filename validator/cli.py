@@ -134,7 +134,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         path = args.file
     else:
         path, created = workspace.working_copy(lesson)
-        if created and args.format == "text":
+        if created and args.format == "text" and not args.quiet:
             console.print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(
                 lesson.exercise)), style="cyan", markup=False)
     if not Path(path).is_file():

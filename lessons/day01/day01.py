@@ -17,7 +17,7 @@ asks again, until a decision is final:
     (final)    The final result is 40.
 
 Fill in the three TODOs, then run `python validate.py day01`. Run this file itself to watch your
-agent work: `python lessons/day01/day01.py`.
+agent work: `python workspace/day01.py`.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ Only your code writes an Observation. A model often writes on after its Action I
 Observation it made up (the mock does too): the reply ends at its first Action Input line.
 
 Fill in the five TODOs, then run `python validate.py day06`. Run this file itself to watch your
-agent work: `python lessons/day06/day06.py`.
+agent work: `python workspace/day06.py`.
 """
 from __future__ import annotations
 
