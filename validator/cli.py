@@ -7,6 +7,9 @@
     python validate.py reset day06      start day06 again (your file is kept in workspace/backups/)
     python validate.py watch [day06]    grade on every save
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
+    python validate.py release --out DIR                         the learners' copy of the course
+    python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
+    python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
 
 Exit status: 0 all checks pass, 1 some fail, 2 bad usage.
 """
@@ -29,7 +32,7 @@ from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson
 from .live import run_live
 from .report import first_failing_todo, print_report, write_results
 
-COMMANDS = ("list", "next", "hint", "reset", "watch", "grade")
+COMMANDS = ("list", "next", "hint", "reset", "watch", "grade", "release", "gradescope", "github-classroom")
 
 
 def grade_parser() -> argparse.ArgumentParser:
@@ -74,6 +77,15 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("lesson", nargs="?", help="default: the first lesson not passed yet")
     if command == "reset":
         p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    if command in ("release", "gradescope", "github-classroom"):
+        p.add_argument("--out", type=Path, required=True)
+    if command == "github-classroom":
+        p.add_argument("lessons", nargs="*", help="default: every lesson")
+    if command == "gradescope":
+        p.add_argument("lesson")
+        secret = p.add_mutually_exclusive_group(required=True)
+        secret.add_argument("--seed", type=int, default=None)
+        secret.add_argument("--seed-file", type=Path, metavar="FILE")
     if command == "grade":
         p.add_argument("lesson")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
@@ -110,6 +122,23 @@ def main(argv: list[str] | None = None) -> int:
             return hint(load_lesson(args.lesson), console, lang)
         if args.command == "reset":
             return reset(load_lesson(args.lesson), console, lang, args.yes)
+        if args.command == "release":
+            from .platforms import release
+            console.print(say("released", lang, path=release(args.out)), markup=False)
+            return 0
+        if args.command == "gradescope":
+            from .platforms import gradescope_bundle
+            bundle = gradescope_bundle(load_lesson(args.lesson), args.out, read_seed(args), lang)
+            console.print(say("bundled", lang, path=bundle), markup=False)
+            return 0
+        if args.command == "github-classroom":
+            from .grading import grade
+            from .platforms import github_workflow
+            chosen = [load_lesson(n) for n in (args.lessons or lesson_names())]
+            points = {lesson.name: grade(lesson, lesson.exercise).max_score for lesson in chosen}
+            args.out.write_text(github_workflow(chosen, points), encoding="utf-8")
+            console.print(say("workflow_written", lang, path=args.out), markup=False)
+            return 0
         if args.command == "grade":
             from .classroom import grade_class
             isolation_notice(args.require_isolation, lang)
