@@ -27,7 +27,9 @@ import os
 LEARNER_UID = 1000  # the learner's uid inside its user namespace
 UID_BASE = 2_000_000_000  # as root: the child runs as host uid UID_BASE + the launcher's pid
 SETUP_FAILED = 121  # exit status of a jail that could not be built
-SIGINT, SIGKILL, SIGTERM, SIGSTOP = _signal.SIGINT, _signal.SIGKILL, _signal.SIGTERM, _signal.SIGSTOP
+# Windows has no SIGKILL or SIGSTOP: the numbers keep this module importable there (no jail is built)
+SIGINT, SIGKILL, SIGTERM, SIGSTOP = (getattr(_signal, name, number) for name, number in
+                                     (("SIGINT", 2), ("SIGKILL", 9), ("SIGTERM", 15), ("SIGSTOP", 19)))
 SPEC_VARIABLE = "REACTLINGS_JAIL"
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000

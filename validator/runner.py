@@ -9,6 +9,7 @@ ends the call as a protocol violation: nothing it sends is executed or trusted.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -30,6 +31,9 @@ WHERE_STUCK_WAIT = 0.3  # seconds a stopped child gets to say where it was and e
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 TOOL_CALLS_LIMIT = 200  # tool calls in one call of the learner's: more is a runaway loop
 TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
+# Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
+# loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
+CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
 # Tool calls run here, in the grader, each in its own thread, so tools the learner calls at once
 # (a thread pool, asyncio.gather) run at once, as they would in the learner's own process.
 TOOL_RUNNERS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="reactlings-tool")
@@ -134,6 +138,8 @@ class Submission:
 
     def spawn(self) -> None:
         """Start the child now, so it loads the file while the grader gets ready (pytest's startup)."""
+        if CONNECT_BY_TCP:
+            return self._spawn_connecting()
         parent, child = socket.socketpair()
         jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
@@ -146,7 +152,36 @@ class Submission:
             stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=None if jailed else _limit_child,
             env=env)
         child.close()
-        self.sock, self.reader, self.pending, self.ready = parent, LineReader(), [], False
+        self._connected(parent)
+
+    def _spawn_connecting(self) -> None:
+        """Where a socket can't be handed to a child (Windows): the child connects back to a
+        loopback port and proves with a one-time token that it is ours. No jail, no rlimits there."""
+        jail.isolating()  # raises jail.Unavailable if isolation is required
+        token = secrets.token_hex(16)
+        with socket.create_server(("127.0.0.1", 0)) as listener:
+            listener.settimeout(self.import_timeout + 5)
+            command = [sys.executable, "-X", "utf8", str(SANDBOX), f"tcp:{listener.getsockname()[1]}",
+                       str(self.path)]
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env=dict(jail.environment(), REACTLINGS_TOKEN=token, SYSTEMROOT=os.environ.get("SYSTEMROOT", "")),
+                **({"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if os.name == "nt" else
+                   {"start_new_session": True}))
+            try:
+                while True:
+                    connection, _ = listener.accept()
+                    connection.settimeout(5)
+                    if connection.recv(len(token) + 1) == token.encode() + b"\n":
+                        break
+                    connection.close()  # not our child
+            except OSError:
+                connection = socket.socket()  # the child never called back: _start reports it died
+        connection.settimeout(None)
+        self._connected(connection)
+
+    def _connected(self, sock: socket.socket) -> None:
+        self.sock, self.reader, self.pending, self.ready = sock, LineReader(), [], False
         self._send({"op": "load", "model_function": self.model_function})
         self.spawned = time.monotonic()
 
@@ -355,14 +390,22 @@ class Submission:
             code = self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "?"
-        return f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+        if code < 0:
+            try:
+                return f"signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"signal {-code}"
+        return f"exit status {code}"
 
     def close(self):
         """Kill the child and everything it started (jailed: its whole pid namespace)."""
         if self.process is not None:
             if not jail.stop(self.process):
                 try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
+                    if hasattr(os, "killpg"):
+                        os.killpg(self.process.pid, signal.SIGKILL)
+                    else:  # Windows: no process groups to kill; the child itself
+                        self.process.kill()
                 except (ProcessLookupError, PermissionError):
                     pass
             self.process.wait()

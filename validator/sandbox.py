@@ -91,8 +91,12 @@ class Channel:
     """The socket to the grader. A reader thread sorts what arrives: answers go to the thread that
     asked (by id), calls go to the main thread's queue, a stop is handled at once."""
 
-    def __init__(self, fd, on_stop):
-        self.sock = socket.socket(fileno=fd)
+    def __init__(self, where, on_stop):
+        if where.startswith("tcp:"):  # Windows: call the grader back on loopback, with its token
+            self.sock = socket.create_connection(("127.0.0.1", int(where[4:])))
+            self.sock.sendall(os.environ.pop("REACTLINGS_TOKEN", "").encode() + b"\n")
+        else:
+            self.sock = socket.socket(fileno=int(where))
         self.send_lock = threading.Lock()
         self.ids = itertools.count(1)
         self.waiting: dict[int, list] = {}  # id -> [event, answer]
@@ -399,11 +403,11 @@ def install_mock_stubs(child):
 
 
 def main():
-    fd, path = int(sys.argv[1]), os.path.abspath(sys.argv[2])
+    where, path = sys.argv[1], os.path.abspath(sys.argv[2])
     sys.path[0] = os.path.dirname(path)  # imports resolve as when the learner runs the file
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
     child = None
-    channel = Channel(fd, on_stop=lambda: child.stop())
+    channel = Channel(where, on_stop=lambda: child.stop())
 
     def flood(printed):
         channel.send({"op": "flood", "stdout": printed})

@@ -38,16 +38,23 @@ class Keys:
     def __init__(self, wake: threading.Event):
         self.wake, self.pressed = wake, queue.Queue()
         self.saved_mode = None
-        if sys.stdin.isatty():
+        if not sys.stdin.isatty():
+            return
+        try:
             import termios
             import tty
+        except ImportError:  # Windows: msvcrt reads single keys without any mode to set
+            import msvcrt
+            self.read_key = msvcrt.getwch
+        else:
             self.saved_mode = termios.tcgetattr(sys.stdin.fileno())
             tty.setcbreak(sys.stdin.fileno())
-            threading.Thread(target=self._read, daemon=True, name="keys").start()
+            self.read_key = lambda: os.read(sys.stdin.fileno(), 1).decode("utf-8", "replace")
+        threading.Thread(target=self._read, daemon=True, name="keys").start()
 
     def _read(self):
         while True:
-            key = os.read(sys.stdin.fileno(), 1).decode("utf-8", "replace").lower()
+            key = self.read_key().lower()
             if key in ("q", "h"):
                 self.pressed.put(QUIT if key == "q" else HINT)
                 self.wake.set()
