@@ -372,3 +372,20 @@ def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     finally:
         planted.unlink()
     assert json.loads(result.stdout)["score"] == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_an_80_column_terminal_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path):
+    from rich.cells import cell_len
+    env = dict(os.environ, FORCE_COLOR="1", COLUMNS="80", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    partial = tmp_path / "day06.py"
+    partial.write_text(SOLUTION.read_text(encoding="utf-8").replace(
+        "return thought, \"\", final.group(1).strip()", "return thought, \"\", final.group(1).split()[0]"),
+        encoding="utf-8")
+    result = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), "--lang", lang],
+                            cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+    assert all(cell_len(line) <= 80 for line in plain.splitlines())
+    assert "get_tools_description" in plain and "parse_react_response" in plain  # never split mid-word
+    hint = next(i for i, line in enumerate(plain.splitlines()) if line.lstrip().startswith(("hint:", "提示")))
+    assert plain.splitlines()[hint + 1].startswith("  ")  # the continuation keeps the indent
