@@ -98,6 +98,7 @@ class Submission:
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
     calls_made: int = 0  # each call's number: its result must name it
+    load_sent: bool = False  # the child was told to import the file
     send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     ready: bool = False  # the child has loaded the file and waits for calls
     spawned: float = 0.0  # when the child started: loading it is timed from then
@@ -136,10 +137,17 @@ class Submission:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
 
-    def spawn(self) -> None:
-        """Start the child now, so it loads the file while the grader gets ready (pytest's startup)."""
+    def spawn(self, load: bool = True) -> None:
+        """Start the child now, so it loads the file while the grader gets ready (pytest's startup).
+        load=False: the child waits, interpreter ready, until load() (watch keeps one in reserve)."""
         if CONNECT_BY_TCP:
-            return self._spawn_connecting()
+            self._spawn_connecting()
+        else:
+            self._spawn_with_socket_pair()
+        if load:
+            self.load()
+
+    def _spawn_with_socket_pair(self) -> None:
         parent, child = socket.socketpair()
         jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
@@ -181,9 +189,14 @@ class Submission:
         self._connected(connection)
 
     def _connected(self, sock: socket.socket) -> None:
-        self.sock, self.reader, self.pending, self.ready = sock, LineReader(), [], False
-        self._send({"op": "load", "model_function": self.model_function})
-        self.spawned = time.monotonic()
+        self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(), [], False, False
+
+    def load(self) -> None:
+        """Tell the child to import the file (once); loading is timed from now."""
+        if not self.load_sent:
+            self.load_sent = True
+            self._send({"op": "load", "model_function": self.model_function})
+            self.spawned = time.monotonic()
 
     def _start(self) -> Outcome | None:
         """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
@@ -191,6 +204,7 @@ class Submission:
         because of them is told to move them under `if __name__ == "__main__":`."""
         if self.process is None:
             self.spawn()
+        self.load()
         loading = LoadingModel(self.loading_session)
         deadline = self.spawned + self.import_timeout
         while True:

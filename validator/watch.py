@@ -24,7 +24,7 @@ from rich.text import Text
 
 from mock_llm import load_world
 
-from . import workspace
+from . import jail, workspace
 from .grading import Collector, Grade, open_submission, run_checks
 from .lessons import LessonError, lesson_names, load_lesson, say
 from .report import failure_text, first_failing_todo
@@ -73,6 +73,12 @@ class WatchLoop:
         self.screen, self.keys, self.wake = screen, keys, wake
         self.passed = False
         self.graded = None  # the file's signature when it was last graded
+        self.reserve = None  # a child with its interpreter started, waiting to load the file
+
+    def new_child(self):
+        child = open_submission(self.lesson, self.collector.scenario_world, self.path)
+        child.spawn(load=False)
+        return child
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
@@ -82,12 +88,14 @@ class WatchLoop:
             self.screen.draw(grade)
             if grade.score == grade.max_score:
                 self.passed = True
+                self.reserve.close()
                 return True
             event = self.wait()
             while event == HINT:
                 self.screen.more_hint(grade)
                 event = self.wait()
             if event == QUIT:
+                self.reserve.close()
                 return True
 
     def grade_once(self, items) -> Grade:
@@ -95,8 +103,8 @@ class WatchLoop:
         self.graded = self.signature()
         self.collector.results.clear()
         self.collector.learners.clear()
-        submission = open_submission(self.lesson, self.collector.scenario_world, self.path)
-        submission.spawn()
+        submission = self.reserve or self.new_child()
+        submission.load()  # the file as it is now
         self.collector.submission = submission
         try:
             for index, item in enumerate(items):
@@ -104,6 +112,7 @@ class WatchLoop:
                 item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
         finally:
             submission.close()
+            self.reserve = self.new_child()  # started now, while the learner edits: ready at the save
         return Grade(self.lesson, self.path, self.collector.scenario_world.seed,
                      list(self.collector.results), time.monotonic() - started)
 
@@ -178,6 +187,9 @@ class Screen:
 
 def watch(name: str | None, console: Console, lang: str) -> int:
     from .cli import first_unfinished
+    # The learner's own code on their own machine: no jail to build at each save (and a child kept
+    # in reserve must see the file as it is at the save, which a jail's view, made earlier, would not).
+    os.environ[jail.OFF_VARIABLE] = "off"
     name = name or first_unfinished() or lesson_names()[-1]
     screen, wake = Screen(console, lang), threading.Event()
     keys = Keys(wake)
