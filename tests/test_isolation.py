@@ -38,8 +38,8 @@ SOLUTION = ROOT / "solutions" / "day06.py"
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
 SECRET_KEY, SEED = "sk-secret-test", "48213"
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux" or jail.unavailable_reason() is not None,
-                                reason=f"no isolation here: {jail.unavailable_reason()}")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux" or jail.unavailable_reason() is not None,
+                                reason=f"no isolation here: {jail.unavailable_reason()}")]
 
 
 @dataclass
