@@ -81,3 +81,19 @@ def test_live_against_an_unreachable_endpoint_fails_clearly():
     result = live("day07", f"http://127.0.0.1:{free_port()}/v1", "--solution")
     assert result.returncode == 1
     assert "could not reach the model" in result.stdout and "Traceback" not in result.stdout
+
+
+def test_live_keeps_the_call_budget_of_a_graded_run(server, tmp_path):
+    """A loop with no step limit can't spend the instructor's key: the lesson's budget holds."""
+    lesson, base_url = server
+    if lesson != "day06":
+        pytest.skip("one lesson is enough")
+    endless = tmp_path / "day06.py"
+    endless.write_text((ROOT / "solutions" / "day06.py").read_text(encoding="utf-8").replace(
+        "for _ in range(max_steps):", "while True:").replace(
+        "        if not action:\n            return action_input\n", "        if not action:\n            continue\n"),
+        encoding="utf-8")
+    result = live(lesson, base_url, "--file", str(endless))
+    assert result.returncode == 1
+    assert "the model was called 25 times" in result.stdout
+    assert result.stdout.count("round 25 ") >= 1 and "round 26 " not in result.stdout
