@@ -1,0 +1,668 @@
+"""Day 03 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+No model in this lesson: each check calls one of your functions (they run in a separate process) and
+looks at what comes back. Docstrings and schemas are written for functions your file does not have,
+drawn from scenarios.yaml for the seed, and the numbers change with the seed too, so nothing can be
+hard-coded. The JSON Schemas your describe_tool writes are checked with the jsonschema library,
+a complete implementation of the standard: first against its meta-schema, then put to use.
+"""
+import ast
+import json
+import math
+import re
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from validator.checking import Fail, Record, calculate, check, expect, shown
+
+GIVEN = ("calculator", "convert_temperature", "split_bill", "send_message", "create_event")
+PYTHON_TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "list": "array",
+                "dict": "object"}
+# How a problem may name a type: JSON Schema's word, Python's, or Chinese.
+TYPE_WORDS = {"integer": ("integer", "int", "整数"), "number": ("number", "float", "数字", "数值", "浮点"),
+              "string": ("string", "str", "字符串"), "boolean": ("boolean", "bool", "布尔"),
+              "array": ("array", "list", "数组", "列表"), "object": ("object", "dict", "对象", "字典")}
+
+# Words that say a returned value is an error message, not a result.
+ERROR_WORDS = re.compile(r"error|invalid|not allowed|refuse|unsupported|错误|不允许|非法|不支持", re.IGNORECASE)
+
+
+def call_or_raised(learner, func, *args):
+    """(what func returned, None), or (None, the Fail saying what it raised)."""
+    try:
+        return learner.call(func, *args), None
+    except Fail as failure:
+        if failure.key in ("crashed", "stop_iteration"):
+            return None, failure
+        raise
+
+
+def as_json(value) -> str:
+    """A value as the model or the API would see it: JSON text."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return shown(value)
+
+
+def squashed(text) -> str:
+    return " ".join(str(text).split())
+
+
+# ---------------------------------------------------------------- TODO 1.1 parse_docstring
+
+def as_written(doc) -> str:
+    """A docstring as it looks in the source of a module-level function."""
+    return "None" if doc is None else f'def f():\n    """{doc}"""'
+
+
+def parsed(learner, doc):
+    got = learner.call("parse_docstring", doc)
+    ok = (isinstance(got, (tuple, list)) and len(got) == 2 and isinstance(got[0], str)
+          and isinstance(got[1], dict) and all(isinstance(v, str) for v in got[1].values()))
+    expect(ok, "docstring_not_a_pair", got=shown(got))
+    return squashed(got[0]), {squashed(k): squashed(v) for k, v in got[1].items()}, got
+
+
+def expected_pair(case: dict) -> str:
+    return shown((case["summary"], case["params"]))
+
+
+def expect_read(learner, case: dict, key: str, **extra):
+    """parse_docstring reads the docstring of `case` as expected; if not, the failure `key` says
+    why, unless what went wrong is a description cut at a colon of its own."""
+    summary, params, got = parsed(learner, case["doc"])
+    for name, text in case["params"].items():
+        if ":" in text and params.get(name) == squashed(text.split(":")[0]):
+            raise Fail("docstring_colon", param=name, got=params[name], expected=text, doc=as_written(case["doc"]))
+    expect((summary, params) == (case["summary"], case["params"]), key, got=shown(got),
+           doc=as_written(case["doc"]), expected=expected_pair(case), **extra)
+
+
+@check("1.1", points=1, en="reads the summary and the Args section", zh="读出摘要和 Args 小节")
+def test_reads_summary_and_args(learner, world):
+    expect_read(learner, world.docstrings["plain"], "docstring_wrong")
+
+
+@check("1.1", points=1, en="joins a summary and a description that run over two lines",
+       zh="摘要和描述跨两行时连成一句")
+def test_joins_wrapped_lines(learner, world):
+    expect_read(learner, world.docstrings["wrapped"], "docstring_wrapped")
+
+
+@check("1.1", points=1, en="stops at the next section: Returns and Raises hold no parameters",
+       zh="读到下一个小节为止：Returns 和 Raises 里没有参数")
+def test_stops_at_next_section(learner, world):
+    case = world.docstrings["sections"]
+    expect_read(learner, case, "docstring_sections", line=case["doc"].split("Raises:")[1].strip())
+
+
+@check("1.1", points=1, en="no Args section, or no docstring at all (None)", zh="没有 Args 小节，或者根本没有文档字符串（None）")
+def test_no_args_or_no_docstring(learner, world):
+    for case in (world.docstrings["summary_only"], world.docstrings["none"]):
+        summary, params, got = parsed(learner, case["doc"])
+        expect((summary, params) == (case["summary"], case["params"]), "docstring_empty", got=shown(got),
+               doc=repr(case["doc"]), expected=expected_pair(case))
+
+
+# ---------------------------------------------------------------- TODO 1.2 describe_tool
+
+def read_docstring(doc) -> tuple[str, dict]:
+    """The grader's own parse_docstring, to know what the given functions' descriptions are."""
+    lines = [line.rstrip() for line in (doc or "").expandtabs().splitlines()]
+    margin = min((len(x) - len(x.lstrip()) for x in lines[1:] if x.strip()), default=0)
+    lines = [lines[0].strip()] + [x[margin:] for x in lines[1:]] if lines else []
+    while lines and not lines[0]:
+        lines.pop(0)
+    summary = []
+    for line in lines:
+        if not line.strip():
+            break
+        summary.append(line.strip())
+    params, current, names_at = {}, None, None
+    if "Args:" in [x.strip() for x in lines]:
+        start = [x.strip() for x in lines].index("Args:")
+        outer = len(lines[start]) - len(lines[start].lstrip())
+        for line in lines[start + 1:]:
+            at = len(line) - len(line.lstrip())
+            if not line.strip() or at <= outer:
+                break
+            names_at = at if names_at is None else names_at
+            if at == names_at:
+                current, _, text = line.partition(":")
+                current = current.strip()
+                params[current] = text.strip()
+            elif current:
+                params[current] += " " + line.strip()
+    return " ".join(summary), params
+
+
+def given_function(learner, name: str) -> dict:
+    """One of the file's given functions as its source says: its docstring and its parameters,
+    (name, annotation, whether it has a default). Read from the source: functions do not cross
+    from the learner's process to the grader's, descriptions do."""
+    try:
+        tree = ast.parse(Path(learner.submission.path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = ast.Module(body=[], type_ignores=[])
+    found = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name]
+    if not found:
+        raise Fail("missing", func=name)
+    node = found[-1]  # the last def of a name is the one that counts
+    args = node.args.posonlyargs + node.args.args
+    first_default = len(args) - len(node.args.defaults)
+    params = [(a.arg, ast.unparse(a.annotation) if a.annotation else "", i >= first_default)
+              for i, a in enumerate(args)]
+    params += [(a.arg, ast.unparse(a.annotation) if a.annotation else "", d is not None)
+               for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)]
+    return {"name": name, "doc": ast.get_docstring(node, clean=False), "params": params}
+
+
+def find_python_object(value):
+    """The first value in a description that is no JSON (a class, a tuple's repr, …), or None."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return key
+            if (found := find_python_object(item)) is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            if (found := find_python_object(item)) is not None:
+                return found
+    elif not (value is None or isinstance(value, (str, int, float, bool))):
+        return value
+    return None
+
+
+def described(learner, name: str) -> dict:
+    """describe_tool(the function `name`), through the file's api_tools, as JSON (what the API gets)."""
+    tools = learner.call("api_tools", [name])
+    tool = tools[0] if isinstance(tools, list) and len(tools) == 1 else tools
+    expect(isinstance(tool, dict), "tool_not_a_dict", func=name, got=shown(tool))
+    odd = find_python_object(tool)
+    expect(odd is None, "tool_not_json", func=name, value=shown(odd), got=shown(tool))
+    tool = json.loads(json.dumps(tool))  # tuples become lists, as they do on their way to the API
+    function = tool.get("function")
+    shaped = (tool.get("type") == "function" and isinstance(function, dict) and "name" in function
+              and isinstance(function.get("description"), str) and isinstance(function.get("parameters"), dict))
+    expect(shaped, "tool_shape", func=name, got=as_json(tool))
+    expect(function["name"] == name, "tool_name", func=name, got=function["name"])
+    return function
+
+
+def valid_parameters(learner, name: str) -> dict:
+    """The function's parameters schema, once the jsonschema library accepts it as a schema."""
+    parameters = described(learner, name)["parameters"]
+    try:
+        Draft202012Validator.check_schema(parameters)
+    except SchemaError as error:
+        raise Fail("schema_invalid", func=name, error=error.message, where=error.json_path,
+                   got=as_json(parameters)) from None
+    expect(parameters.get("type") == "object" and isinstance(parameters.get("properties"), dict),
+           "schema_not_object", func=name, got=as_json(parameters))
+    return parameters
+
+
+def matching_properties(learner, name: str) -> tuple[dict, dict]:
+    """(the parameters schema, the function as its source says), once there is one property per
+    parameter."""
+    parameters, function = valid_parameters(learner, name), given_function(learner, name)
+    expected = [p for p, _, _ in function["params"]]
+    expect(sorted(parameters["properties"]) == sorted(expected), "properties_wrong", func=name,
+           got=as_json(list(parameters["properties"])), expected=as_json(expected))
+    return parameters, function
+
+
+@check("1.2", points=1, en="the Chat Completions shape, named after the function",
+       zh="Chat Completions 要求的形状，以函数名命名")
+def test_tool_shape(learner, world):
+    for name in GIVEN:
+        described(learner, name)
+
+
+@check("1.2", points=1, en="the parameters are a valid JSON Schema (checked by jsonschema)",
+       zh="parameters 是合法的 JSON Schema（用 jsonschema 库检查）")
+def test_valid_json_schema(learner, world):
+    for name in GIVEN:
+        valid_parameters(learner, name)
+
+
+GOOD = {"integer": 3, "number": 2.5, "string": "some text", "boolean": True, "array": ["a", "b"],
+        "object": {"key": "value"}}
+BAD = {"integer": [2.5, "3", True], "number": ["2.5", True], "string": [3, ["some text"]],
+       "boolean": ["yes", 1], "array": ["a, b", {"0": "a"}], "object": ["key=value", ["key", "value"]]}
+
+
+@check("1.2", points=1, en="one property per parameter, with its JSON type (int → integer, …)",
+       zh="每个参数一个 property，类型是对应的 JSON 类型（int → integer，…）")
+def test_property_types(learner, world):
+    for name in GIVEN:
+        parameters, function = matching_properties(learner, name)
+        for param, annotation, _ in function["params"]:
+            json_type = PYTHON_TYPES.get(annotation)
+            if json_type is None:
+                continue  # an annotation the lesson does not map: the function was changed
+            schema = parameters["properties"][param]  # each property is a schema of its own
+            accepts = Draft202012Validator(schema).is_valid
+            common = dict(func=name, param=param, annotation=annotation, expected=json_type, got=as_json(schema))
+            expect(accepts(GOOD[json_type]), "type_rejects", value=as_json(GOOD[json_type]), **common)
+            for value in BAD[json_type]:
+                expect(not accepts(value), "type_lets_through", value=as_json(value), **common)
+
+
+@check("1.2", points=1, en="required: exactly the parameters without a default",
+       zh="required：恰好是没有默认值的参数")
+def test_required(learner, world):
+    for name in GIVEN:
+        parameters, function = matching_properties(learner, name)
+        expected = [p for p, _, has_default in function["params"] if not has_default]
+        got = parameters.get("required", [])
+        expect(sorted(got) == sorted(expected), "required_wrong", func=name, expected=as_json(expected),
+               got=as_json(got) if "required" in parameters else "(none)")
+
+
+@check("1.2", points=1, en="descriptions from the docstring: the summary, each parameter's text",
+       zh="描述来自文档字符串：摘要，以及每个参数的说明")
+def test_descriptions(learner, world):
+    for name in GIVEN:
+        tool = described(learner, name)
+        function = given_function(learner, name)
+        summary, documented = read_docstring(function["doc"])
+        theirs = None  # what their own parse_docstring reads: a mistake there is TODO 1.1's
+
+        def accepted(got, expected, pick):
+            nonlocal theirs
+            if squashed(got) == squashed(expected):
+                return True
+            if theirs is None:
+                value, failure = call_or_raised(learner, "parse_docstring", function["doc"])
+                theirs = value if failure is None and isinstance(value, (list, tuple)) and len(value) == 2 else ()
+            return bool(theirs) and squashed(got) == squashed(pick(theirs))
+
+        expect(accepted(tool["description"], summary, lambda t: t[0]), "description_wrong", func=name,
+               expected=summary, got=tool["description"])
+        properties = tool["parameters"].get("properties") or {}
+        for param, text in documented.items():
+            got = (properties.get(param) or {}).get("description") if isinstance(properties.get(param), dict) else None
+            expect(isinstance(got, str) and accepted(got, text, lambda t: t[1].get(param, "") if isinstance(t[1], dict) else ""),
+                   "param_description_wrong", func=name, param=param, expected=text, got=got)
+
+
+@check("1.2", points=1, en="arguments the function does not take are not allowed",
+       zh="函数不接受的参数，schema 也不允许")
+def test_rejects_unknown_arguments(learner, world):
+    for name in GIVEN:
+        parameters, function = matching_properties(learner, name)
+        arguments = {p: GOOD.get(PYTHON_TYPES.get(annotation), "x") for p, annotation, _ in function["params"]}
+        validator = Draft202012Validator(parameters)
+        if not validator.is_valid(arguments):
+            continue  # refused for a type: test_property_types says which
+        arguments["unexpected"] = "surprise"
+        expect(not validator.is_valid(arguments), "extra_allowed", func=name, arguments=as_json(arguments))
+
+
+# ---------------------------------------------------------------- TODO 1.3 validate_arguments
+
+def problems(learner, parameters: dict, arguments) -> list:
+    got, failure = call_or_raised(learner, "validate_arguments", parameters, arguments)
+    if failure is not None:
+        raise Fail("validation_raised", detail=failure.detail, arguments=as_json(arguments),
+                   type=failure.params.get("type", "?"), message=failure.params.get("message", ""))
+    expect(isinstance(got, list) and all(isinstance(p, str) for p in got), "problems_not_a_list",
+           got=shown(got))
+    return got
+
+
+def names(problem: str, *words: str) -> bool:
+    """Each word is in the text, as a word of its own (next to Chinese text too: "缺少参数text")."""
+    return all(re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", problem) for word in words)
+
+
+def named(found: list, name: str, json_type: str | None = None) -> bool:
+    """Some problem names the argument, and, for a wrong type, the type it should have."""
+    return any(names(p, name) and (json_type is None or any(names(p, w) for w in TYPE_WORDS[json_type]))
+               for p in found)
+
+
+def full_arguments(fn: dict) -> dict:
+    return {p["name"]: p["example"] for p in fn["params"]}
+
+
+def with_param(functions: list, predicate):
+    """The first function (in the seed's order) with a parameter that fits, and that parameter."""
+    for fn in functions:
+        for p in fn["params"]:
+            if predicate(p):
+                return fn, p
+    raise AssertionError("scenarios.yaml: no function has such a parameter")
+
+
+def near_miss(name: str) -> str:
+    """An argument name a model could write instead of `name`."""
+    return name[:-1] if name.endswith("s") else name + "s"
+
+
+@check("1.3", points=1, en="arguments that are all right: no problem", zh="完全正确的参数：没有问题")
+def test_valid_arguments(learner, world):
+    fn = world.functions[0]
+    arguments = full_arguments(fn)
+    got = problems(learner, fn["parameters"], arguments)
+    expect(got == [], "valid_rejected", got=shown(got), schema=as_json(fn["parameters"]),
+           arguments=as_json(arguments))
+
+
+@check("1.3", points=1, en="optional arguments may be left out", zh="可选参数可以不传")
+def test_optional_left_out(learner, world):
+    fn = next(f for f in world.functions if any(p["optional"] for p in f["params"]))
+    arguments = {p["name"]: p["example"] for p in fn["params"] if not p["optional"]}
+    got = problems(learner, fn["parameters"], arguments)
+    left_out = ", ".join(p["name"] for p in fn["params"] if p["optional"])
+    expect(got == [], "optional_rejected", got=shown(got), arguments=as_json(arguments), names=left_out,
+           schema=as_json(fn["parameters"]))
+
+
+@check("1.3", points=1, en="a missing argument: a problem that names it", zh="缺少参数：问题里点出它的名字")
+def test_missing_argument(learner, world):
+    fn = world.functions[1]
+    required = [p["name"] for p in fn["params"] if not p["optional"]]
+    gone = required[-1]
+    arguments = {k: v for k, v in full_arguments(fn).items() if k != gone}
+    got = problems(learner, fn["parameters"], arguments)
+    expect(named(got, gone), "missing_not_named", name=gone, arguments=as_json(arguments), got=shown(got))
+
+
+@check("1.3", points=1, en="an unknown argument: a problem that names it", zh="多出不认识的参数：问题里点出它的名字")
+def test_unknown_argument(learner, world):
+    fn = world.functions[2]
+    arguments = full_arguments(fn)
+    first = fn["params"][0]["name"]
+    unknown = near_miss(first)
+    arguments = {unknown if k == first else k: v for k, v in arguments.items()}
+    optional_first = dict(fn["parameters"], required=[r for r in fn["parameters"]["required"] if r != first])
+    got = problems(learner, optional_first, arguments)  # only the unknown name is wrong
+    expect(named(got, unknown), "unknown_not_named", name=unknown, arguments=as_json(arguments), got=shown(got))
+
+
+def wrong_values(json_type: str, example) -> list:
+    """What models send instead of a value of this type."""
+    if json_type in ("array", "object"):
+        return [json.dumps(example, ensure_ascii=False)]  # JSON text inside the JSON
+    if json_type == "integer":
+        return [str(example), example + 0.5]
+    if json_type == "number":
+        return [str(example)]
+    if json_type == "string":
+        return [len(str(example))]
+    return [str(example).lower()]  # boolean: "true" or "false", as text
+
+
+@check("1.3", points=1, en="a value of the wrong type: a problem naming the argument and its type",
+       zh="值的类型不对：问题里点出参数名和应有的类型")
+def test_wrong_types(learner, world):
+    for json_type in ("integer", "number", "string", "boolean", "array", "object"):
+        fn, p = with_param(world.functions, lambda p: p["type"] == json_type)
+        for value in wrong_values(json_type, p["example"]):
+            arguments = dict(full_arguments(fn), **{p["name"]: value})
+            got = problems(learner, fn["parameters"], arguments)
+            expect(named(got, p["name"], json_type), "type_not_named", name=p["name"], value=as_json(value),
+                   type=json_type, arguments=as_json(arguments), got=shown(got))
+
+
+@check("1.3", points=1, en="true is a boolean, not an integer nor a number", zh="true 是布尔值，不是 integer，也不是 number")
+def test_bool_is_not_a_number(learner, world):
+    for json_type in ("integer", "number"):
+        fn, p = with_param(world.functions, lambda p: p["type"] == json_type)
+        arguments = dict(full_arguments(fn), **{p["name"]: True})
+        got = problems(learner, fn["parameters"], arguments)
+        expect(named(got, p["name"]), "bool_accepted", name=p["name"], type=json_type,
+               arguments=as_json(arguments))
+
+
+@check("1.3", points=1, en="an integer is a number too", zh="整数也是 number")
+def test_integer_is_a_number(learner, world):
+    fn, p = with_param(world.functions, lambda p: p["type"] == "number")
+    value = int(p["example"])
+    arguments = dict(full_arguments(fn), **{p["name"]: value})
+    got = problems(learner, fn["parameters"], arguments)
+    expect(got == [], "int_rejected", name=p["name"], value=value, arguments=as_json(arguments), got=shown(got))
+
+
+@check("1.3", points=1, en="arguments that are not a dict: a problem, not a crash", zh="参数不是 dict：报告问题，而不是崩溃")
+def test_not_a_dict(learner, world):
+    fn = world.functions[0]
+    text = json.dumps(full_arguments(fn), ensure_ascii=False)  # the JSON text, never parsed
+    got = problems(learner, fn["parameters"], text)
+    expect(got, "not_dict_accepted", arguments=repr(text), got=shown(got))
+
+
+@check("1.3", points=1, en="every problem at once", zh="一次报告全部问题")
+def test_every_problem(learner, world):
+    fn = next(f for f in world.functions if sum(not p["optional"] for p in f["params"]) >= 2)
+    required = [p for p in fn["params"] if not p["optional"]]
+    gone, wrong = required[0], required[1]
+    unknown = near_miss(gone["name"])
+    arguments = {k: v for k, v in full_arguments(fn).items() if k != gone["name"]}
+    arguments[wrong["name"]] = wrong_values(wrong["type"], wrong["example"])[0]
+    arguments[unknown] = gone["example"]
+    got = problems(learner, fn["parameters"], arguments)
+    ok = named(got, gone["name"]) and named(got, unknown) and named(got, wrong["name"], wrong["type"])
+    expect(ok, "not_every_problem", arguments=as_json(arguments), missing=gone["name"], unknown=unknown,
+           wrong=wrong["name"], got=shown(got))
+
+
+# ---------------------------------------------------------------- TODO 1.4 run_tool
+
+def result_of(learner, name: str, arguments) -> Record:
+    got, failure = call_or_raised(learner, "run_tool", name, arguments)
+    if failure is not None:
+        raise Fail("run_tool_raised", detail=failure.detail, name=name, arguments=as_json(arguments),
+                   type=failure.params.get("type", "?"), message=failure.params.get("message", ""))
+    expect(isinstance(got, Record) and got.type == "ToolResult" and "success" in got.fields,
+           "not_a_tool_result", got=shown(got))
+    return got
+
+
+def expect_failure(result: Record, name: str, arguments, *words: str):
+    error = result.fields.get("error")
+    ok = result.success is False and isinstance(error, str) and all(names(error, w) for w in words)
+    expect(ok, "failure_expected", name=name, arguments=as_json(arguments), got=shown(result),
+           what=" and ".join(repr(w) for w in words))
+
+
+def values(world) -> dict:
+    """The values drawn for this seed (scenarios.yaml `data: values`)."""
+    return world.values
+
+
+def message_arguments(world) -> dict:
+    v = values(world)
+    return {"to": v["colleague"], "text": v["note"], "urgent": False}
+
+
+@check("1.4", points=1, en="valid arguments: the tool runs, its output in a successful result",
+       zh="参数正确：工具执行，输出放进成功的结果")
+def test_runs_the_tool(learner, world):
+    v = values(world)
+    arguments = {"total": v["total"] + 0.5, "people": v["people"], "tip_percent": v["tip"]}
+    result = result_of(learner, "split_bill", arguments)
+    expected = round(arguments["total"] * (1 + v["tip"] / 100) / v["people"], 2)
+    output = result.fields.get("output")
+    same = isinstance(output, (int, float)) and not isinstance(output, bool) and math.isclose(output, expected)
+    same = same or (isinstance(output, str) and output.strip() == str(expected))
+    expect(result.success is True and same, "tool_result_wrong", name="split_bill",
+           arguments=as_json(arguments), got=shown(result), expected=expected)
+
+
+@check("1.4", points=1, en="an unknown tool: a failure that names it", zh="未知工具：失败结果里点出它的名字")
+def test_unknown_tool(learner, world):
+    name = values(world)["missing_tool"]
+    arguments = {"query": "weather in 上海"}
+    expect_failure(result_of(learner, name, arguments), name, arguments, name)
+
+
+@check("1.4", points=1, en="a missing argument: a failure that names it", zh="缺少参数：失败结果里点出它的名字")
+def test_missing_argument_fails(learner, world):
+    arguments = {"to": values(world)["colleague"]}
+    expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments, "text")
+
+
+@check("1.4", points=1, en="a wrong type: a failure naming it, and the tool is not called",
+       zh="类型不对：失败结果里点出它，而且不调用工具")
+def test_wrong_type_not_called(learner, world):
+    word = values(world)["yes_word"]
+    arguments = dict(message_arguments(world), urgent=word)
+    result = result_of(learner, "send_message", arguments)
+    output = result.fields.get("output")
+    said_no = isinstance(output, str) and ERROR_WORDS.search(output)  # a failure passed off as a success
+    expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
+           got=shown(output), value=as_json(word))
+    expect_failure(result, "send_message", arguments, "urgent")
+
+
+@check("1.4", points=1, en="an unknown argument: a failure that names it", zh="多出不认识的参数：失败结果里点出它的名字")
+def test_unknown_argument_fails(learner, world):
+    extra = values(world)["extra"]
+    arguments = dict(message_arguments(world), **{extra: "boss"})
+    expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments, extra)
+
+
+@check("1.4", points=1, en="a tool that raises: a failure with its message (division by zero)",
+       zh="工具抛出异常：失败结果里带上它的信息（除以零）")
+def test_tool_that_raises(learner, world):
+    arguments = {"total": values(world)["total"] + 0.5, "people": 0, "tip_percent": values(world)["tip"]}
+    expect_failure(result_of(learner, "split_bill", arguments), "split_bill", arguments, "division by zero")
+
+
+@check("1.4", points=1, en="arguments that are not a dict: a failure, not a crash", zh="参数不是 dict：失败结果，而不是崩溃")
+def test_arguments_not_a_dict(learner, world):
+    v = values(world)
+    text = json.dumps({"total": v["total"] + 0.5, "people": v["people"]})
+    result = result_of(learner, "split_bill", text)
+    expect(result.success is False, "not_dict_run", name="split_bill", arguments=repr(text), got=shown(result))
+
+
+# ---------------------------------------------------------------- TODO 1.5 calculator
+
+def expect_number(learner, expression: str):
+    expected = calculate(expression)
+    got, failure = call_or_raised(learner, "calculator", expression)
+    if failure is not None:
+        raise Fail("calc_raised", detail=failure.detail, expression=expression, expected=expected,
+                   type=failure.params.get("type", "?"), message=failure.params.get("message", ""))
+    ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, float(expected))
+    expect(ok, "calc_wrong", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got),
+           expected=expected)
+
+
+def expect_refused(learner, expression: str):
+    """calculator(expression) refuses it: raises ValueError with a reason."""
+    judge_refusal(expression, *call_or_raised(learner, "calculator", expression))
+
+
+def judge_refusal(expression: str, got, failure):
+    if failure is None and isinstance(got, str) and ERROR_WORDS.search(got):
+        raise Fail("refusal_returned", expression=expression, got=repr(got))
+    if failure is None:
+        raise Fail("code_ran", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
+    kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
+    expect(kind == "ValueError" and message.strip(), "refusal_not_valueerror", detail=failure.detail,
+           expression=expression, type=kind, message=message)
+
+
+@check("1.5", points=1, en="+ - * / ** with the usual precedence, and parentheses",
+       zh="+ - * / **，运算优先级正确，支持括号")
+def test_arithmetic(learner, world):
+    a, b, c, d = (values(world)[k] for k in "abcd")
+    for expression in (f"{a} + {b} * {c}", f"({a} + {b}) * {c}", f"{a} - {b} - {c}", f"{a} / {d}",
+                       f"{c} ** {d}", f"2 ** -{c}", f"{b} * ({a} - {c}) / {d}"):
+        expect_number(learner, expression)
+
+
+@check("1.5", points=1, en="unary minus and decimals", zh="负号和小数")
+def test_unary_minus_and_decimals(learner, world):
+    a, b, c = (values(world)[k] for k in "abc")
+    for expression in (f"-{a} + {b}", f"-({a} - {b}) * 2.5", f"- -{c}", f"{a}.5 * -{c}"):
+        expect_number(learner, expression)
+
+
+@check("1.5", points=1, en="refuses to run code: __import__('os'), names, calls",
+       zh="拒绝执行代码：__import__('os')、变量名、函数调用")
+def test_refuses_code(learner, world):
+    a = values(world)["a"]
+    for expression in ("__import__('os').getcwd()", f"abs(-{a})", f"{a} + x", f"print({a})"):
+        expect_refused(learner, expression)
+
+
+@check("1.5", points=1, en="refuses attribute access and strings", zh="拒绝属性访问和字符串")
+def test_refuses_attributes(learner, world):
+    a = values(world)["a"]
+    for expression in ("(1).__class__", "().__class__.__base__.__subclasses__()", f"'{a}' * 3"):
+        expect_refused(learner, expression)
+
+
+@check("1.5", points=1, en="refuses powers too large to compute, at once",
+       zh="结果大到算不动的乘方，立刻拒绝")
+def test_refuses_huge_powers(learner, world):
+    a = values(world)["a"]
+    for expression in ("9 ** 9 ** 9", "(((9 ** 99) ** 99) ** 99) ** 99", f"{a}.5 ** 1000"):
+        try:
+            got, failure = call_or_raised(learner, "calculator", expression)
+        except Fail as stopped:
+            if stopped.key in ("hang", "died"):
+                raise Fail("power_hang", expression=expression, seconds=learner.time_limit) from None
+            raise
+        if failure is None and isinstance(got, (int, float)) and not isinstance(got, bool):
+            raise Fail("power_returned", expression=expression,
+                       got=f"a number of {len(str(got))} digits" if isinstance(got, int) else shown(got))
+        judge_refusal(expression, got, failure)
+
+
+@check("1.5", points=1, en="division by zero: ValueError saying so, not a crash",
+       zh="除以零：抛出说明原因的 ValueError，而不是崩溃")
+def test_division_by_zero(learner, world):
+    a, b = values(world)["a"], values(world)["b"]
+    expression = f"{a} / ({b} - {b})"
+    got, failure = call_or_raised(learner, "calculator", expression)
+    if failure is None:
+        raise Fail("zero_returned", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
+    kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
+    expect(kind != "ZeroDivisionError", "zero_escaped", detail=failure.detail, expression=expression)
+    expect(kind == "ValueError", "refusal_not_valueerror", detail=failure.detail, expression=expression,
+           type=kind, message=message)
+    expect(re.search(r"zero|by 0|零|除以 ?0", message, re.IGNORECASE), "zero_unclear", expression=expression,
+           message=message)
+
+
+@check("1.5", points=1, en="text that is no expression: ValueError, not SyntaxError",
+       zh="不是表达式的文本：抛出 ValueError，而不是 SyntaxError")
+def test_not_an_expression(learner, world):
+    a = values(world)["a"]
+    for expression in (f"{a} +", "", "import os"):
+        expect_refused(learner, expression)
+
+
+def eval_calls(path: Path) -> list:
+    """(name, line) of every call to eval() or exec() in the file."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name in ("eval", "exec"):
+                found.append((name, node.lineno))
+    return found
+
+
+@check("1.5", points=1, en="walks the syntax tree: no eval() or exec() in the file",
+       zh="遍历语法树：文件里没有 eval() 或 exec()")
+def test_no_eval(learner, world):
+    a, b = values(world)["a"], values(world)["b"]
+    expect_number(learner, f"{a} * {b}")
+    for name, line in eval_calls(Path(learner.submission.path)):
+        raise Fail("uses_eval", name=name, line=line)
