@@ -9,6 +9,26 @@ own calls (its ids are deterministic, drawn from the seed) and their results; th
 answered yet is its reply, and when all are answered it writes the final answer from the results it
 read. `tool_choice` bends that like it bends a real model: "none" never calls a tool, "required" (or
 a named function) always does, repeating the last scripted turn once the script is done.
+
+A scenario may be a conversation: its `follow_ups` are the user's later questions, each with calls
+and an answer of its own (scenarios.py). The latest user message says which turn a request is about,
+and that turn's script answers it, with call ids of its own. A follow-up that cannot be understood
+alone ("那里热吗？" after "北京天气怎么样？") names the turn it needs in `refers_to` (1: the
+scenario's question): when no message before the latest user message holds that turn's question
+(the agent kept no history, or trimmed it away), the model says it cannot tell what the user means
+(`unclear`, else UNCLEAR) instead of following its script. That is judged when the model first reads
+the question: once it has answered it with tool calls, it goes on even if the earlier turn is gone.
+
+Like the real API it honours `stop`: the content ends before the first stop sequence it would have
+written. A text-protocol model (`text_chat`, below) runs on past its request with an `Observation:`
+of its own; `stop: ["Observation:"]` cuts that off, as it does with a real model.
+
+The network and the server can fail, deterministically, by model name (default off: only a name
+with `#` does this). `mock-react-1#429@7,500,ok` answers that model's first request with a 429
+carrying `Retry-After: 7`, its second with a 500, the rest normally. Steps: `ok`, any 4xx or 5xx
+status (`429@S`: with `Retry-After: S`), `timeout` (the server stalls: no answer before the
+client's timeout), `unreachable` (nothing listens); a step ending in `*` repeats for every
+request after it (`500*`: the server is down). See `fault_plan`.
 """
 from __future__ import annotations
 
@@ -16,14 +36,17 @@ import hashlib
 import json
 import math
 import random
+import re
 from dataclasses import dataclass, field
-
 from typing import Callable
+from urllib.parse import urlsplit
 
-from .protocols import Session, message_text
+from .protocols import NetworkFault, Session, message_text
 from .scenarios import Scenario
 
 MODEL = "mock-react-1"
+UNCLEAR = ("I am not sure what you are referring to: I do not see it earlier in our conversation. "
+           "Could you say it again?")  # a follow-up whose earlier turn the request does not hold
 CREATED = 1_767_225_600  # 2026-01-01T00:00:00Z: responses carry fixed timestamps, plus the seed
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -100,6 +123,7 @@ def check_request(body) -> tuple[list[dict], dict[str, dict]]:
             _check_tool_calls(message["tool_calls"], f"messages[{i}].tool_calls")
     tools = _tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), tools, "tool_choice" in body)
+    stop_sequences(body)
     _check_tool_pairing(messages)
     return messages, tools
 
@@ -134,6 +158,28 @@ def _check_tool_calls(calls, where: str) -> None:
                 raise _missing(f"{here}.function.{name}")
             if not isinstance(function[name], str):
                 raise _wrong_type(f"{here}.function.{name}", "a string", function[name])
+
+
+def stop_sequences(body: dict) -> list[str]:
+    """The request's `stop`: a string or an array of up to 4 strings (or null); RequestError else."""
+    stop = body.get("stop")
+    if stop is None:
+        return []
+    if isinstance(stop, str):
+        return [stop] if stop else []
+    if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
+        raise _wrong_type("stop", "one of a string or array of strings", stop)
+    if len(stop) > 4:
+        raise RequestError(f"Invalid 'stop': array too long. Expected an array with maximum length 4, "
+                           f"but got an array with length {len(stop)} instead.", param="stop",
+                           code="array_above_max_length")
+    return [s for s in stop if s]
+
+
+def cut_at_stop(content: str, stop: list[str]) -> str:
+    """The content as a model stopped by `stop` returns it: up to the first stop sequence, without it."""
+    ends = [content.find(s) for s in stop if s in content]
+    return content[:min(ends)] if ends else content
 
 
 TOOL_CHOICES = ("none", "auto", "required")
@@ -257,12 +303,88 @@ def _empty_args(parameters: dict) -> dict:
             for name in required if isinstance(name, str)}
 
 
+# ---------------------------------------------------------------- failures, by model name
+
+FAULT_STEP = re.compile(r"^(ok|timeout|unreachable|[45]\d\d(?:@(\d+(?:\.\d+)?))?)(\*?)$")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One step of a fault plan: what one request gets instead of a normal answer."""
+    kind: str  # "ok", "timeout", "unreachable", or an HTTP status such as "429"
+    retry_after: str | None = None  # a 4xx/5xx answer's Retry-After header, in seconds
+    forever: bool = False  # this step answers every later request too
+
+
+def fault_plan(model) -> list[Fault]:
+    """The failures a model name asks for ("m#429@2,500*" -> a 429 with Retry-After: 2, then 500
+    for ever); [] for a name without `#`. RequestError for a step the mock does not know."""
+    if not isinstance(model, str) or "#" not in model:
+        return []
+    plan = []
+    for step in model.split("#", 1)[1].split(","):
+        found = FAULT_STEP.match(step.strip())
+        if not found:
+            raise RequestError(f"The mock does not know the failure {step.strip()!r} in the model name "
+                               f"{model!r}. Steps: ok, timeout, unreachable, an HTTP status such as 500, "
+                               "429@S for a 429 with Retry-After: S; a trailing * repeats a step.",
+                               param="model", code="model_not_found")
+        plan.append(Fault(found.group(1).split("@")[0], found.group(2), bool(found.group(3))))
+    return plan
+
+
+def fault_for(plan: list[Fault], count: int) -> Fault | None:
+    """The step for a model's request number `count` (0-based): its plan's step, the last `*` step
+    once the plan is used up, else None (a normal answer)."""
+    for number, step in enumerate(plan):
+        if number == count or (step.forever and number < count):
+            return None if step.kind == "ok" else step
+    return None
+
+
+ERRORS = {  # status -> (message, type, code), worded like the real API's
+    400: ("The mock answers HTTP 400 here, as its model name asks.", "invalid_request_error", None),
+    401: ("Incorrect API key provided: {key}. You can find your API key at "
+          "https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key"),
+    429: ("Rate limit reached for {model} in organization org-reactlings on requests per min (RPM): "
+          "Limit 3, Used 3, Requested 1. Please try again {when}. Visit "
+          "https://platform.openai.com/account/rate-limits to learn more.", "requests", "rate_limit_exceeded"),
+    500: ("The server had an error while processing your request. Sorry about that!", "server_error", None),
+    502: ("Bad gateway.", "server_error", None),
+    503: ("The server is overloaded or not ready yet.", "server_error", None),
+}
+
+
+def fault_answer(fault: Fault, model: str, headers: dict) -> tuple[int, dict, dict]:
+    """(status, error body, response headers) of an HTTP failure."""
+    status = int(fault.kind)
+    default = ("The mock answers HTTP {status} here, as its model name asks.",
+               "server_error" if status >= 500 else "invalid_request_error", None)
+    message, kind, code = ERRORS.get(status, default)
+    key = str(headers.get("authorization", "")).removeprefix("Bearer ").strip()
+    masked = f"{key[:3]}*****{key[-4:]}" if len(key) > 8 else "*****"
+    when = f"in {fault.retry_after}s" if fault.retry_after else "later"
+    message = message.format(key=masked, model=model, when=when, status=status)
+    extra = {"retry-after": fault.retry_after} if fault.retry_after else {}
+    return status, error_body(message, code=code, kind=kind), extra
+
+
+def _route(path: str) -> str:
+    """The API route of a request's path or full URL: "/chat/completions", "/models", …"""
+    path = urlsplit(path).path if "://" in path else path
+    return "/" + path.strip("/").removeprefix("v1/").removeprefix("v1")
+
+
 @dataclass
 class HttpExchange:
     """One request to the mock API and its answer, as the transcript keeps them."""
     request: dict
-    status: int
+    status: int  # 0: no answer at all (a simulated timeout or unreachable server, see `network`)
     response: dict
+    url: str = ""  # the full URL, when the grader passes it on
+    headers: dict = field(default_factory=dict)  # the request's headers, when the grader passes them on
+    response_headers: dict = field(default_factory=dict)
+    network: str | None = None  # "timeout" or "connect": the failure that stood in for an answer
 
     def texts(self, shown: int) -> tuple[str, str, int]:
         """For the trace: the request's messages from `shown` on, one JSON line each, the response,
@@ -270,11 +392,18 @@ class HttpExchange:
         messages = self.request.get("messages")
         messages = messages if isinstance(messages, list) else []
         sent = "\n".join(json.dumps(m, ensure_ascii=False) for m in messages[shown:])
+        if self.network:
+            return sent, f"no answer ({self.network}) · {self.request.get('model')}: " \
+                         f"{self.response['error']['message']}", len(messages)
         response = self.response
         if self.status == 200:
             choice = response["choices"][0]
             response = dict(choice["message"], finish_reason=choice.get("finish_reason"))
-        return sent, f"HTTP {self.status} {json.dumps(response, ensure_ascii=False)}", len(messages)
+        headers = "".join(f"\n{k}: {v}" for k, v in self.response_headers.items())
+        model = self.response.get("model") if isinstance(self.response, dict) else None
+        model = model or self.request.get("model")  # which model answered: it may change mid-run
+        model = f" · {model}" if isinstance(model, str) else ""
+        return sent, f"HTTP {self.status}{model} {json.dumps(response, ensure_ascii=False)}{headers}", len(messages)
 
 
 @dataclass
@@ -287,34 +416,79 @@ class ChatSession(Session):
         return cls(scenario, seed, budget)
 
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
-        """The mock API: (status, JSON body) for one HTTP request."""
-        route = "/" + path.strip("/").removeprefix("v1/").removeprefix("v1")
-        if method == "GET" and route == "/models":
-            return 200, {"object": "list", "data": [{"id": MODEL, "object": "model", "created": CREATED,
-                                                     "owned_by": "reactlings"}]}
-        if route != "/chat/completions":
-            return 404, error_body(f"Unknown request URL: {method} {path}. The mock serves "
-                                   "/v1/chat/completions and /v1/models.", code="unknown_url")
-        if method != "POST":
-            return 405, error_body(f"Use POST for /v1/chat/completions, not {method}.")
-        self.spend()
+        """The mock API: (status, JSON body) for one HTTP request. A simulated network failure
+        becomes what a gateway in front of the server would answer: 504 for a timeout, 502 else."""
         try:
-            status, response = 200, self.complete(body)
-        except RequestError as error:
-            status, response = 400, error_body(str(error), error.param, error.code)
-        self.transcript.append(HttpExchange(body if isinstance(body, dict) else {"$raw": repr(body)},
-                                            status, response))
+            status, response, _ = self.respond(method, path, body)
+        except NetworkFault as fault:
+            return (504 if fault.network == "timeout" else 502), error_body(str(fault), kind="server_error")
         return status, response
 
-    def http(self, method: str, path: str, raw: str | bytes) -> tuple[int, dict]:
-        """handle() for a request whose body is still JSON text."""
+    def http(self, method: str, path: str, raw: str | bytes, headers: dict | None = None):
+        """The grader's entry: respond() for a request whose body is still JSON text. `path` may be
+        the full URL. A grader that passes the request's `headers` takes back (status, body,
+        response headers) when there are response headers; else (status, body). A simulated
+        network failure raises NetworkFault."""
         body, error = read_json(method, raw)
-        return error or self.handle(method, path, body)
+        if error:
+            return error
+        status, response, extra = self.respond(method, path, body, headers)
+        return (status, response, extra) if headers is not None and extra else (status, response)
+
+    def respond(self, method: str, path: str, body, headers: dict | None = None) -> tuple[int, dict, dict]:
+        """(status, JSON body, response headers) for one HTTP request; NetworkFault when the model's
+        fault plan says no answer comes at all."""
+        route = _route(path)
+        if method == "GET" and route == "/models":
+            return 200, {"object": "list", "data": [{"id": MODEL, "object": "model", "created": CREATED,
+                                                     "owned_by": "reactlings"}]}, {}
+        if route != "/chat/completions":
+            return 404, error_body(f"Unknown request URL: {method} {path}. The mock serves "
+                                   "/v1/chat/completions and /v1/models.", code="unknown_url"), {}
+        if method != "POST":
+            return 405, error_body(f"Use POST for /v1/chat/completions, not {method}."), {}
+        self.spend()
+        request = body if isinstance(body, dict) else {"$raw": repr(body)}
+        headers = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
+        exchange = HttpExchange(request, 200, {}, url=path if "://" in path else "", headers=headers)
+        try:
+            fault = self._fault(request)
+            if fault is None:
+                exchange.response = self.complete(body)
+            elif fault.kind in ("timeout", "unreachable"):
+                exchange.status, exchange.network = 0, "timeout" if fault.kind == "timeout" else "connect"
+                message = ("the server did not answer before the client's timeout" if fault.kind == "timeout"
+                           else "connection refused: nothing listens at this address")
+                exchange.response = error_body(message, kind=exchange.network)
+            else:
+                exchange.status, exchange.response, exchange.response_headers = fault_answer(
+                    fault, str(request.get("model")), headers)
+        except RequestError as error:
+            exchange.status, exchange.response = 400, error_body(str(error), error.param, error.code)
+        self.transcript.append(exchange)
+        if exchange.network:
+            raise NetworkFault(exchange.network, exchange.response["error"]["message"])
+        return exchange.status, exchange.response, exchange.response_headers
+
+    def _fault(self, request: dict) -> Fault | None:
+        """What the model's fault plan says this request gets (None: a normal answer)."""
+        model = request.get("model")
+        plan = fault_plan(model)
+        if not plan:
+            return None
+        count = sum(1 for e in self.transcript if e.request.get("model") == model)
+        return fault_for(plan, count)
 
     def complete(self, body) -> dict:
         messages, tools = check_request(body)
         if self.writer:  # what a real model does with a text-protocol prompt: it writes text
             return self._response(body, messages, self.writer(messages))
+        if self.scenario.follow_ups:  # a conversation: the user's latest message says which turn
+            turn = self.user_turn(messages)
+            if isinstance(turn, str):
+                return self._response(body, messages, turn)
+            if turn is not self.scenario:
+                return ChatSession(turn, self.seed, self.budget).complete(body)
         mode, forced = tool_choice_mode(body)
         results = {m["tool_call_id"]: message_text(m.get("content")) for m in messages if m["role"] == "tool"}
         issued = {c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []}
@@ -360,6 +534,21 @@ class ChatSession(Session):
             return self._response(body, messages, content)
         return self._response(body, messages, content, self._tool_calls(index, calls))
 
+    def user_turn(self, messages: list[dict]) -> Scenario | str:
+        """The turn of a conversation a request is about: the last user turn whose question the
+        latest user message holds (the scenario itself when none does). A follow-up that refers to
+        an earlier turn whose question no message before it holds gets, instead of its script, what
+        the model says when it cannot tell what the user means: the follow-up's `unclear` text."""
+        turns = [self.scenario, *self.scenario.follow_ups]
+        texts = [message_text(m.get("content")) for m in messages]
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        turn = next((t for t in reversed(turns) if users and t.question in texts[users[-1]]), self.scenario)
+        if not turn.refers_to or any(m["role"] == "assistant" for m in messages[users[-1] + 1:]):
+            return turn  # it understood the question when it first read it, and acted on that
+        if not any(turns[turn.refers_to - 1].question in text for text in texts[:users[-1]]):
+            return turn.render(turn.unclear or UNCLEAR, [])
+        return turn
+
     def _forced_calls(self, tools: dict[str, dict], forced: str | None, observations: list[str]):
         """The calls (name, arguments) and the remark beside them of a reply that must call a tool:
         the scenario's last scripted turn again when it uses offered tools only (and only the one
@@ -395,6 +584,7 @@ class ChatSession(Session):
 
     def _response(self, body: dict, messages: list[dict], content: str,
                   tool_calls: list[dict] | None = None) -> dict:
+        content = cut_at_stop(content, stop_sequences(body))
         prompt = json.dumps([messages, body.get("tools")], ensure_ascii=False, sort_keys=True)
         reply = content + json.dumps(tool_calls or [], ensure_ascii=False)
         digest = hashlib.sha256(f"{self.seed}:{self.scenario.name}:{prompt}".encode()).hexdigest()
@@ -408,3 +598,26 @@ class ChatSession(Session):
                 "choices": [{"index": 0, "message": message, "logprobs": None,
                              "finish_reason": "tool_calls" if tool_calls else "stop"}],
                 "usage": usage, "system_fingerprint": "fp_reactlings_mock"}
+
+
+def conversation_text(messages: list[dict]) -> str:
+    """A conversation as a text-protocol model reads it: every message's content, in order."""
+    return "\n\n".join(message_text(m.get("content")) for m in messages if isinstance(m, dict))
+
+
+@dataclass
+class TextChatSession(ChatSession):
+    """The text protocol (Thought / Action / Action Input / Observation) over Chat Completions: the
+    reply's content is what the text mock (text_react.py) writes for the whole conversation read as
+    one prompt, the assistant's own earlier turns included. Without a stop sequence it runs on past
+    its request with an Observation of its own, as a real model does; `stop` cuts it there."""
+
+    def __post_init__(self):
+        if self.writer is None:
+            from .text_react import TextReactSession
+            reader = TextReactSession(self.scenario, self.seed, self.budget)
+            self.writer = lambda messages: reader.reply(conversation_text(messages))
+
+    @classmethod
+    def over_http(cls, scenario: Scenario, seed: int, budget: int) -> "TextChatSession":
+        return cls(scenario, seed, budget)

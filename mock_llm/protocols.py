@@ -8,6 +8,8 @@ Session class that answers the learner's model calls in a graded run:
     decisions  llm(messages)    -> {"type": "tool", "name": …, "args": {…}}   (decisions.py)
     json       llm(messages)    -> the same decision as JSON text             (decisions.py)
     chat       client.chat.completions.create(…) over HTTP -> tool_calls    (chat.py)
+    text_chat  client.chat.completions.create(…) over HTTP -> "Thought: … Action: …" as content,
+               read from the whole conversation (assistant turns too)          (chat.py)
 
 A session answers `answer(payload)` (the learner's model function was called with payload) or
 `http(method, path, body)` (the learner's openai client sent a request); each exchange it records
@@ -42,6 +44,18 @@ class WrongEntry(Refusal):
     problem = "unexpected_llm"
 
 
+class NetworkFault(Refusal):
+    """A network failure the mock simulates (chat.py, a model name such as "m#timeout"): no HTTP
+    answer at all. `network` says which: "timeout" (the server stalls) or "connect" (nothing
+    listens). A grader that can pass it on makes the learner's HTTP client raise it as its own
+    timeout or connection error; one that can't ends the call, like an unreachable endpoint."""
+    problem = "unreachable"
+
+    def __init__(self, network: str, message: str):
+        super().__init__(message)
+        self.network = network
+
+
 @dataclass
 class Session:
     """One agent run against one scenario: answers the model calls, records each exchange."""
@@ -58,7 +72,7 @@ class Session:
     def answer(self, payload):
         raise WrongEntry("this lesson's model is reached through the openai client")
 
-    def http(self, method: str, path: str, body: str):
+    def http(self, method: str, path: str, body: str, headers: dict | None = None):
         raise WrongEntry("this lesson's model is reached through its model function, not HTTP")
 
     @classmethod
@@ -116,7 +130,8 @@ def protocol(name: str) -> type[Session]:
 
 def _register() -> None:
     if not PROTOCOLS:  # imported late: each protocol module imports this one
-        from .chat import ChatSession
+        from .chat import ChatSession, TextChatSession
         from .decisions import DecisionSession, JsonSession
         from .text_react import TextReactSession
-        PROTOCOLS.update(text=TextReactSession, decisions=DecisionSession, json=JsonSession, chat=ChatSession)
+        PROTOCOLS.update(text=TextReactSession, decisions=DecisionSession, json=JsonSession, chat=ChatSession,
+                         text_chat=TextChatSession)

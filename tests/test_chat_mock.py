@@ -369,3 +369,126 @@ def test_over_http_any_ticker_of_the_table_is_looked_up():
     unrelated = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Hello"}],
                                                tools=tools).choices[0].message
     assert unrelated.tool_calls is None and "None of my tools" in unrelated.content
+
+
+# ---------------------------------------------------------------- stop sequences, the text protocol over chat
+
+def text_chat(scenario, seed=0):
+    from mock_llm.chat import TextChatSession
+    return TextChatSession(load_world("day12", seed).scenarios[scenario], seed)
+
+
+def text_request(chat, messages, **extra):
+    return chat.handle("POST", "/v1/chat/completions", {"model": "m", "messages": messages, **extra})
+
+
+def test_without_stop_the_text_model_writes_an_observation_of_its_own_and_stop_cuts_it():
+    chat = text_chat("weather")
+    question = [{"role": "user", "content": chat.scenario.question}]
+    _, free = text_request(chat, question)
+    content = free["choices"][0]["message"]["content"]
+    assert "Action Input: 上海\nObservation: sunny, 20°C" in content  # the made-up one
+    for stop in (["Observation:"], "Observation:", ["Final Answer:", "Observation:"]):
+        _, cut = text_request(text_chat("weather"), question, stop=stop)
+        assert cut["choices"][0]["message"]["content"] == "Thought: I should look up the weather in 上海.\n" \
+                                                          "Action: search_weather\nAction Input: 上海\n"
+        assert cut["choices"][0]["finish_reason"] == "stop"
+
+
+@pytest.mark.parametrize("stop, message", [
+    (["a", "b", "c", "d", "e"], "Invalid 'stop': array too long. Expected an array with maximum length 4"),
+    ({"text": "Observation:"}, "Invalid type for 'stop'"),
+    (["Observation:", 3], "Invalid type for 'stop'"),
+])
+def test_a_stop_the_api_refuses_gets_its_400(stop, message):
+    status, body = text_request(text_chat("weather"), [{"role": "user", "content": "hi"}], stop=stop)
+    assert status == 400 and body["error"]["message"].startswith(message) and body["error"]["param"] == "stop"
+
+
+def test_the_text_model_reads_the_assistant_turns_and_the_real_observation():
+    chat = text_chat("fahrenheit")
+    messages = [{"role": "system", "content": "Answer with Thought / Action / Action Input."},
+                {"role": "user", "content": chat.scenario.question}]
+    _, first = text_request(chat, messages, stop=["Observation:"])
+    messages += [{"role": "assistant", "content": first["choices"][0]["message"]["content"]},
+                 {"role": "user", "content": "Observation: rainy, 10°C, humidity 90%"}]
+    _, second = text_request(chat, messages, stop=["Observation:"])
+    assert "Action Input: 10 * 9 / 5 + 32" in second["choices"][0]["message"]["content"]
+    messages += [{"role": "assistant", "content": second["choices"][0]["message"]["content"]},
+                 {"role": "user", "content": "Observation: 50"}]
+    _, final = text_request(chat, messages, stop=["Observation:"])
+    assert "Final Answer: It is 50°F in 北京 today (10°C" in final["choices"][0]["message"]["content"]
+
+
+def test_a_made_up_observation_kept_in_the_transcript_is_what_the_model_reads():
+    chat = text_chat("weather")
+    messages = [{"role": "user", "content": chat.scenario.question}]
+    _, first = text_request(chat, messages)  # no stop: the reply carries "Observation: sunny, 20°C…"
+    messages += [{"role": "assistant", "content": first["choices"][0]["message"]["content"]},
+                 {"role": "user", "content": "Observation: cloudy, 28°C, humidity 65%"}]
+    _, final = text_request(chat, messages)
+    assert "Today in 上海: sunny, 20°C, humidity 50%." in final["choices"][0]["message"]["content"]
+
+
+# ---------------------------------------------------------------- failures by model name
+
+def test_a_fault_plan_answers_each_request_of_that_model_in_turn():
+    from mock_llm.chat import fault_plan, fault_for
+    plan = fault_plan("m#429@7,500,ok")
+    assert [getattr(fault_for(plan, n), "kind", "ok") for n in range(5)] == ["429", "500", "ok", "ok", "ok"]
+    plan = fault_plan("m#ok,500*")
+    assert [getattr(fault_for(plan, n), "kind", "ok") for n in range(4)] == ["ok", "500", "500", "500"]
+    assert fault_plan("mock-react-1") == [] and fault_plan(None) == []
+
+
+def test_a_429_carries_retry_after_to_a_grader_that_takes_headers():
+    chat = text_chat("no_tool")
+    body = json.dumps({"model": "m#429@7", "messages": [{"role": "user", "content": chat.scenario.question}]})
+    status, error, headers = chat.http("POST", "http://10.0.0.1:8080/v1/chat/completions", body,
+                                       headers={"Authorization": "Bearer sk-local-0123456789ab"})
+    assert (status, headers) == (429, {"retry-after": "7"})
+    assert "Please try again in 7s." in error["error"]["message"] and error["error"]["code"] == "rate_limit_exceeded"
+    assert chat.http("POST", "/v1/chat/completions", body)[0] == 200  # the plan's next step: a reply
+    exchange = chat.transcript[0]
+    assert exchange.url == "http://10.0.0.1:8080/v1/chat/completions"
+    assert exchange.headers["authorization"] == "Bearer sk-local-0123456789ab"
+    assert "HTTP 429 · m#429@7" in exchange.texts(0)[1] and "retry-after: 7" in exchange.texts(0)[1]
+
+
+def test_without_request_headers_the_answer_stays_a_pair():
+    chat = text_chat("no_tool")
+    body = json.dumps({"model": "m#429@2", "messages": [{"role": "user", "content": chat.scenario.question}]})
+    status, error = chat.http("POST", "/v1/chat/completions", body)
+    assert status == 429 and "in 2s" in error["error"]["message"]
+
+
+def test_each_model_counts_its_own_requests():
+    chat = text_chat("no_tool")
+    ask_model = lambda model: chat.handle("POST", "/v1/chat/completions", {  # noqa: E731
+        "model": model, "messages": [{"role": "user", "content": chat.scenario.question}]})[0]
+    assert [ask_model("big#ok,500*"), ask_model("big#ok,500*"), ask_model("small"), ask_model("big#ok,500*")] \
+        == [200, 500, 200, 500]
+    assert [e.request["model"] for e in chat.transcript] == ["big#ok,500*", "big#ok,500*", "small", "big#ok,500*"]
+
+
+def test_network_failures_raise_for_the_grader_and_become_gateway_errors_over_plain_http():
+    from mock_llm.protocols import NetworkFault
+    chat = text_chat("no_tool")
+    body = {"model": "m#timeout,unreachable", "messages": [{"role": "user", "content": chat.scenario.question}]}
+    with pytest.raises(NetworkFault) as raised:
+        chat.http("POST", "/v1/chat/completions", json.dumps(body), headers={})
+    assert raised.value.network == "timeout" and raised.value.problem == "unreachable"
+    assert chat.handle("POST", "/v1/chat/completions", body)[0] == 502  # unreachable, as a gateway says it
+    assert chat.handle("POST", "/v1/chat/completions", body)[0] == 200
+    assert [(e.status, e.network) for e in chat.transcript] == [(0, "timeout"), (0, "connect"), (200, None)]
+    assert "no answer (timeout)" in chat.transcript[0].texts(0)[1]
+
+
+def test_a_401_masks_the_key_it_was_sent_and_an_unknown_step_is_a_400():
+    chat = text_chat("no_tool")
+    body = {"model": "m#401", "messages": [{"role": "user", "content": chat.scenario.question}]}
+    status, error, _ = chat.respond("POST", "/v1/chat/completions", body,
+                                    {"authorization": "Bearer sk-proj-abcdefghijkl"})
+    assert status == 401 and "Incorrect API key provided: sk-*****ijkl." in error["error"]["message"]
+    status, error = chat.handle("POST", "/v1/chat/completions", dict(body, model="m#sometimes"))
+    assert status == 400 and "does not know the failure 'sometimes'" in error["error"]["message"]

@@ -97,3 +97,50 @@ def test_live_keeps_the_call_budget_of_a_graded_run(server, tmp_path):
     assert result.returncode == 1
     assert "the model was called 25 times" in result.stdout
     assert result.stdout.count("round 25 ") >= 1 and "round 26 " not in result.stdout
+
+
+# ---------------------------------------------------------------- day12: the agent over real HTTP
+
+@pytest.fixture(scope="module")
+def day12_server():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "mock_llm", "serve", "--port", str(port), "--lesson", "day12"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert "mock LLM for" in process.stdout.readline()
+    yield f"http://127.0.0.1:{port}/v1"
+    process.kill()
+    process.wait()
+
+
+def day12_solution():
+    """The reference solution of day12, imported here: its client talks to the server for real."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("reactlings_day12_solution", ROOT / "solutions" / "day12.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_day12_agent_against_the_mock_server_over_http(day12_server):
+    day12 = day12_solution()
+    config = day12.load_config({"OPENAI_BASE_URL": day12_server, "OPENAI_API_KEY": "any",
+                                "OPENAI_MODEL": "mock-react-1", "OPENAI_TIMEOUT": "10"})
+    waits = []
+    answer = day12.run_agent("What is the temperature in 北京 today, in degrees Fahrenheit?", config,
+                             day12.TOOL_IMPL, sleep=waits.append)
+    assert answer.startswith("It is 77") and waits == []
+    # the model fails after its first reply: the fallback model carries on from the same messages
+    config.model, config.fallback_model, config.max_attempts = "mock-react-1#ok,500*", "mock-react-2", 2
+    answer = day12.run_agent("How is the weather in 上海 today?", config, day12.TOOL_IMPL, sleep=waits.append)
+    assert answer == "Today in 上海: cloudy, 28°C, humidity 65%." and waits == [1.0]
+    config.fallback_model = None
+    with pytest.raises(day12.ModelUnavailable, match=r"mock-react-1#ok,500\* gave no reply after 2 attempts"):
+        day12.run_agent("What is ReAct, according to the knowledge base?", config, day12.TOOL_IMPL,
+                        sleep=waits.append)
+
+
+def test_day12_live_runs_the_solution_against_the_server(day12_server):
+    result = live("day12", day12_server, "--solution")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "It is 77°F in 北京 today" in result.stdout and "Traceback" not in result.stdout + result.stderr

@@ -61,7 +61,7 @@ class LiveModel:
             return 502, {"error": {"message": f"the endpoint answered HTTP {response.status_code} with "
                                               "something that is not JSON", "type": "bad_gateway"}}
 
-    def http(self, method: str, path: str, raw: str) -> tuple[int, dict]:
+    def http(self, method: str, path: str, raw: str, headers: dict | None = None) -> tuple[int, dict]:
         """Chat protocol: the learner's own request, with the model name replaced."""
         body, error = read_json(method, raw)
         if error:
@@ -126,6 +126,8 @@ def endpoint(model: str | None) -> tuple[str, str, str]:
 
 def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Console) -> int:
     """Run the agent on each of the lesson's live questions; 0 when each run ended with an answer."""
+    if not lesson.live:
+        raise LessonError("live_nothing_to_ask", name=lesson.name)
     base_url, key, model_name = endpoint(model)
     world = load_world(lesson.folder)
     checks = _load_checks(lesson)

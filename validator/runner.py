@@ -69,11 +69,11 @@ class LoadingModel:
         self.session = session_factory() if session_factory else None
         self.used = False
 
-    def __call__(self, op: str, *request):
+    def __call__(self, op: str, *request, **extra):
         self.used = True
         if self.session is None:
             raise Problem("no model while loading")
-        return getattr(self.session, op)(*request)
+        return getattr(self.session, op)(*request, **extra)
 
 
 def _limit_child():
@@ -219,7 +219,7 @@ class Submission:
             op = message.get("op")
             if op in ("model", "http", "tool") and "id" in message:
                 self._answer_request(message, {"model": lambda *r: loading("answer", *r),
-                                               "http": lambda *r: loading("http", *r), "tool": None})
+                                               "http": lambda *r, **h: loading("http", *r, **h), "tool": None})
                 continue
             if op == "ready":
                 self.ready = True
@@ -286,9 +286,15 @@ class Submission:
         else:
             try:
                 if op == "http":
-                    status, body = handler(str(message.get("method")), str(message.get("path")),
-                                           str(message.get("body", "")))
-                    self._send({"id": number, "status": status, "body": body})
+                    headers = message.get("headers")
+                    extra = {"headers": {str(k): str(v) for k, v in headers.items()}} if isinstance(headers, dict) else {}
+                    status, body, *more = handler(str(message.get("method")),
+                                                  str(message.get("url") or message.get("path")),
+                                                  str(message.get("body", "")), **extra)
+                    answer = {"id": number, "status": status, "body": body}
+                    if more and more[0]:
+                        answer["headers"] = {str(k): str(v) for k, v in more[0].items()}
+                    self._send(answer)
                 else:
                     try:
                         payload = decode(message.get("payload"))
@@ -297,6 +303,10 @@ class Submission:
                     self._send({"id": number, "reply": handler(payload)})
                 return None
             except Exception as error:
+                if op == "http" and getattr(error, "network", None) in ("timeout", "connect"):
+                    # a network failure the mock plays: the child's transport raises it as httpx would
+                    self._send({"id": number, "network": error.network, "message": str(error)})
+                    return None
                 if not hasattr(error, "problem"):  # a bug of the grader's: let it show
                     raise
                 refusal = Outcome(problem=error.problem, detail=str(error))

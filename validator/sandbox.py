@@ -204,6 +204,25 @@ class Child:
         for attr, value in list(vars(self.module).items()):
             if type(value).__module__.startswith("openai") and type(value).__name__ == "OpenAI":
                 setattr(self.module, attr, self.forwarding_client())
+        if "openai" in sys.modules:
+            self.reroute_openai(sys.modules["openai"])
+
+    def reroute_openai(self, openai):
+        """From now on every openai.OpenAI the learner's code builds is built as they asked (base
+        URL, key, timeout, max_retries, headers), except that its transport is the grader's: the
+        requests reach the grader as they would reach a server."""
+        original, child = openai.OpenAI, self
+
+        class OpenAI(original):
+            def __init__(self, *args, **kwargs):
+                kwargs["http_client"] = child.forwarding_http()
+                super().__init__(*args, **kwargs)
+
+        OpenAI.__qualname__, OpenAI.__module__ = original.__qualname__, original.__module__
+        openai.OpenAI = OpenAI
+        for attr, value in list(vars(self.module).items()):
+            if value is original:
+                setattr(self.module, attr, OpenAI)
 
     # ------------------------------------------------------------ the model and the tools
 
@@ -248,16 +267,26 @@ class Child:
     def forwarding_client(self, *args, **kwargs):
         """An openai.OpenAI client whose every request is answered by the grader (the mock model, or
         the real endpoint in --live mode): the learner's code is what it would be for a provider."""
-        import httpx2
         import openai
+
+        return openai.OpenAI(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1",
+                             max_retries=0, http_client=self.forwarding_http())
+
+    def forwarding_http(self):
+        """An httpx client whose every request the grader answers: with a status, a JSON body and
+        headers, or with a network failure, raised as httpx raises a real one."""
+        import httpx2
 
         def transport(request):
             answer = self.channel.ask({"op": "http", "method": request.method, "path": request.url.path,
+                                       "url": str(request.url), "headers": dict(request.headers),
                                        "body": request.content.decode("utf-8", "replace")})
-            return httpx2.Response(answer["status"], json=answer["body"])
+            if "network" in answer:
+                failure = httpx2.ReadTimeout if answer["network"] == "timeout" else httpx2.ConnectError
+                raise failure(str(answer.get("message", "")), request=request)
+            return httpx2.Response(answer["status"], json=answer["body"], headers=answer.get("headers") or {})
 
-        return openai.OpenAI(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1",
-                             max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(transport)))
+        return httpx2.Client(transport=httpx2.MockTransport(transport))
 
     def build(self, value):
         """Arguments from the grader, with the objects they describe built here (see wire.py)."""

@@ -1,0 +1,478 @@
+"""Day 12 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process, with no network. Every openai client your code builds
+there sends its requests to the grader, which answers with the mock model and keeps each request:
+its URL, its headers (the key, the SDK's timeout and retry count) and its body. The mock plays the
+failing network by model name: "qwen2.5-1.5b-instruct#429@7" answers that model's first request
+with a 429 and `Retry-After: 7` (mock_llm/chat.py, fault_plan). `sleep` is the grader's: it records
+each wait without waiting. Numbers and names come from `world`, so another seed changes them.
+"""
+
+from validator.checking import Fail, check, expect, learner_object, registry_arg, shown, tool_arg
+
+# A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
+# may take (RFC 9110), an HTTP date.
+HTTP_DATE = "Wed, 21 Oct 2015 07:28:00 GMT"
+
+
+def endpoint(world) -> dict:
+    return world.endpoint  # base_url, api_key, model, fallback_model, timeout, retry_after
+
+
+def config(world, model: str | None = None, **changes):
+    """The learner's own Config, built in their process, for the seed's endpoint."""
+    e = endpoint(world)
+    fields = {"base_url": e["base_url"], "api_key": e["api_key"], "model": model or e["model"],
+              "fallback_model": None, "timeout": e["timeout"], "max_attempts": 4}
+    fields.update(changes)
+    return learner_object("Config", **fields)
+
+
+def failing(world, plan: str) -> str:
+    """The configured model, with a fault plan: "<model>#500,ok"."""
+    return f"{endpoint(world)['model']}#{plan}"
+
+
+def masked(key: str) -> str:
+    return key[:8] + "…" if len(key) > 8 else key
+
+
+# ---------------------------------------------------------------- running the learner's code
+
+def attempt(learner, func: str, scenario: str, *args):
+    """func(question, *args) on a scenario: (run, failure), failure being the Fail of an exception
+    the learner's code raised (None when it returned). Other failures end the check: a TODO not
+    done yet, a file that does not load; a hang after a failure is a real sleep; the call budget
+    spent on retries is a retry loop without end."""
+    try:
+        return learner.run_agent(func, scenario, *args), None
+    except Fail as failure:
+        run = learner.runs[-1] if learner.runs else None
+        if failure.key == "crashed":
+            return run, failure
+        failures = [e for e in (run.exchanges if run else []) if e.status != 200]
+        if failure.key == "budget" and failures:
+            raise Fail("retried_forever", requests=len(run.exchanges), status=answer_of(failures[-1])) from None
+        if failure.key == "hang" and failures:
+            expect_no_sdk_retries(run)
+            stuck = [line.strip() for line in failure.detail.splitlines() if line.strip()]
+            if stuck and ".create(" in stuck[-1]:  # waiting inside create(): the SDK's own retry
+                sdk = Fail("sdk_waiting", func=func)
+                sdk.cause = "sdk_retries"
+                raise sdk from None
+            raise Fail("slept_for_real", func=func, seconds=failure.params.get("seconds")) from None
+        raise
+
+
+def ask(learner, world, model=None, scenario="no_tool", **changes):
+    """The given ask(question, config, sleep): one reply, through make_client and complete. A
+    request for another model than the configured one can't be graded here: said at once."""
+    wanted = model or endpoint(world)["model"]
+    run, failure = attempt(learner, "ask", scenario, config(world, model, **changes), tool_arg("sleep"))
+    for exchange in run.exchanges:
+        if exchange.request.get("model") != wanted:
+            raise Fail("model_not_passed", got=shown(exchange.request.get("model")), expected=wanted)
+    return run, failure
+
+
+def ask_once(learner, world, model=None, **changes):
+    """The given ask_once(question, config): one request, through make_client only."""
+    return attempt(learner, "ask_once", "no_tool", config(world, model, **changes))
+
+
+def run_agent(learner, world, scenario):
+    """Your run_agent on a task of scenarios.yaml, as `validate.py day12 --live` runs it: the real
+    model answers whatever the config names, and your code sleeps for real."""
+    return learner.run_agent("run_agent", scenario, config(world), registry_arg(world.scenarios[scenario].tools))
+
+
+def agent(learner, world, scenario, model=None, **changes):
+    """Your run_agent on a task, with the grader's sleep: (run, failure) as attempt() gives them."""
+    return attempt(learner, "run_agent", scenario, config(world, model, **changes),
+                   registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"))
+
+
+def complete_gives_up(learner, world) -> bool:
+    """Whether complete() (TODO 2.3) gives up on a dead model with ModelUnavailable. The checks of
+    run_agent that need it grade nothing more when it doesn't: that is TODO 2.3's failure."""
+    try:
+        run, failure = ask(learner, world, failing(world, "500*"), max_attempts=2)
+    except Fail as stop:
+        return stop.key not in ("retried_forever", "slept_for_real", "model_not_passed")
+    if not run.exchanges:  # nothing reached the model: not complete()'s retrying at fault
+        return True
+    return failure is not None and failure.params["type"] == "ModelUnavailable" and len(run.exchanges) == 2
+
+
+def answer_of(exchange) -> str:
+    """How a request ended, in a few words: "HTTP 429", "a timeout", "no connection"."""
+    if exchange.network:
+        return {"timeout": "a timeout", "connect": "no connection"}.get(exchange.network, exchange.network)
+    return f"HTTP {exchange.status}"
+
+
+def sleeps(run) -> list:
+    """The waits the learner's code asked for: (requests made before it, seconds)."""
+    return [(call.round, call.input) for call in run.tool_calls if call.name == "sleep"]
+
+
+def seconds(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def expect_requests(run, expected: int, failure=None):
+    """Exactly `expected` requests; else say what the code did instead."""
+    got = len(run.exchanges)
+    if got == expected:
+        return
+    if got == 0 and failure:
+        raise failure
+    if failure and got < expected:
+        raise Fail("gave_up_early", got=got, expected=expected, type=failure.params["type"],
+                   answers=", ".join(answer_of(e) for e in run.exchanges))
+    raise Fail("wrong_request_count", expected=expected, got=got,
+               answers=", ".join(answer_of(e) for e in run.exchanges) or "none")
+
+
+def expect_no_sdk_retries(run):
+    """Requests the openai SDK retried itself (max_retries not 0) say so in a header; the learner's
+    own retry loop is graded only when it is the one retrying."""
+    retried = [e for e in run.exchanges if e.headers.get("x-stainless-retry-count", "0") != "0"]
+    if retried:
+        failure = Fail("sdk_retries", retries=retried[-1].headers["x-stainless-retry-count"])
+        failure.cause = "sdk_retries"
+        raise failure
+
+
+def expect_reply(run, failure, world, scenario="no_tool"):
+    """ask() returned the model's reply, which quotes the scenario's answer."""
+    if failure:
+        first = next((e for e in run.exchanges if e.status != 200), None)
+        if first is not None and len(run.exchanges) == 1:
+            raise Fail("not_retried", answer=answer_of(first), type=failure.params["type"])
+        raise failure
+    answer = world.scenarios[scenario].answer
+    expect(isinstance(run.answer, str) and answer in run.answer, "reply_missing", expected=answer,
+           got=shown(run.answer))
+
+
+def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | None = None):
+    """A wait before each retry: sleep was called after each failed request, before the next one.
+    With a Retry-After, the wait is at least that long, unless retry_delay (TODO 2.2) itself
+    ignores the header: that is its check's failure, not this one's."""
+    waits = sleeps(run)
+    for number in failed_rounds:
+        mine = [s for r, s in waits if r == number]
+        expect(mine, "no_wait", request=number, answer=answer_of(run.exchanges[number - 1]))
+        if retry_after is not None and not (seconds(mine[-1]) or 0) >= retry_after:
+            own = learner.call("retry_delay", number, f"{retry_after:g}")
+            expect(not (seconds(own) or 0) >= retry_after, "retry_after_not_passed", waited=mine[-1],
+                   retry_after=f"{retry_after:g}", own=own)
+
+
+def expect_unavailable(run, failure, model: str):
+    """The call ended with ModelUnavailable, naming the model."""
+    expect(failure is not None, "no_clear_error", got=shown(run.answer), answers=len(run.exchanges))
+    kind, message = failure.params["type"], failure.params["message"]
+    expect(kind == "ModelUnavailable", "not_model_unavailable", type=kind, message=message)
+    expect(model in message, "error_without_model", model=model, message=message)
+
+
+# ---------------------------------------------------------------- TODO 1.1 load_config
+
+def env_of(world, **changes) -> dict:
+    e = endpoint(world)
+    env = {"OPENAI_BASE_URL": e["base_url"], "OPENAI_API_KEY": e["api_key"], "OPENAI_MODEL": e["model"],
+           "HOME": "/tmp", "LANG": "C.UTF-8"}
+    env.update(changes)
+    return {name: value for name, value in env.items() if value is not None}
+
+
+def load_config(learner, env: dict):
+    got = learner.call("load_config", env)
+    expect(getattr(got, "type", None) == "Config", "not_a_config", got=shown(got))
+    return got
+
+
+@check("1.1", points=1, en="the base URL, key and model come from the environment it is given",
+       zh="base URL、key 和模型名都取自传入的环境变量")
+def test_config_from_env(learner, world):
+    e = endpoint(world)
+    got = load_config(learner, env_of(world))
+    for field, variable in (("base_url", "OPENAI_BASE_URL"), ("api_key", "OPENAI_API_KEY"), ("model", "OPENAI_MODEL")):
+        value = got.fields.get(field)
+        expect(value == e[field], "config_field_wrong", field=field, variable=variable,
+               expected=e[field], got=shown(value))
+
+
+@check("1.1", points=1, en="optional: a fallback model and a timeout, in seconds",
+       zh="可选项：备用模型和超时秒数")
+def test_config_optional(learner, world):
+    e = endpoint(world)
+    got = load_config(learner, env_of(world, OPENAI_FALLBACK_MODEL=e["fallback_model"],
+                                      OPENAI_TIMEOUT=f"{e['timeout']:g}"))
+    expect(got.fields.get("fallback_model") == e["fallback_model"], "config_field_wrong", field="fallback_model",
+           variable="OPENAI_FALLBACK_MODEL", expected=e["fallback_model"], got=shown(got.fields.get("fallback_model")))
+    timeout = got.fields.get("timeout")
+    expect(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == e["timeout"],
+           "timeout_not_number", got=shown(timeout), expected=e["timeout"])
+    bare = load_config(learner, env_of(world))
+    expect(bare.fields.get("fallback_model") is None, "config_field_wrong", field="fallback_model",
+           variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
+
+
+@check("1.1", points=1, en="a missing key or model: ConfigError naming the variable",
+       zh="缺少 key 或模型名：抛出 ConfigError，并指出是哪个变量")
+def test_config_missing(learner, world):
+    for variable in ("OPENAI_API_KEY", "OPENAI_MODEL"):
+        try:
+            got = learner.call("load_config", env_of(world, **{variable: None}))
+        except Fail as failure:
+            if failure.key != "crashed":
+                raise
+            named = failure.params["type"] == "ConfigError" and variable in failure.params["message"]
+            expect(named, "missing_not_named", variable=variable,
+                   type=failure.params["type"], message=failure.params["message"])
+            continue
+        raise Fail("missing_accepted", variable=variable, got=shown(got))
+
+
+# ---------------------------------------------------------------- TODO 1.2 make_client
+
+def one_request(learner, world, **changes):
+    run, failure = ask_once(learner, world, **changes)
+    if not run.exchanges:
+        raise failure or Fail("no_request", func="ask_once")
+    return run.exchanges[0]
+
+
+@check("1.2", points=1, en="requests go to the configured base URL, with the configured key",
+       zh="请求发往配置的 base URL，并带上配置的 key")
+def test_client_endpoint(learner, world):
+    e = endpoint(world)
+    exchange = one_request(learner, world)
+    expected = e["base_url"].rstrip("/") + "/chat/completions"
+    expect(exchange.url == expected, "wrong_url", url=exchange.url, expected=expected, base_url=e["base_url"])
+    key = exchange.headers.get("authorization", "").removeprefix("Bearer ")
+    expect(key == e["api_key"], "wrong_key", got=masked(key), expected=masked(e["api_key"]))
+
+
+@check("1.2", points=1, en="a timeout of its own: config.timeout, not the SDK's ten minutes",
+       zh="自己设定超时：用 config.timeout，而不是 SDK 默认的十分钟")
+def test_client_timeout(learner, world):
+    e = endpoint(world)
+    exchange = one_request(learner, world)
+    got = seconds(exchange.headers.get("x-stainless-read-timeout"))
+    expect(got == e["timeout"], "wrong_timeout", got=f"{got:g}" if got is not None else "none",
+           expected=f"{e['timeout']:g}")
+
+
+@check("1.2", points=1, en="no retries hidden in the SDK: max_retries=0",
+       zh="SDK 里不藏重试：max_retries=0")
+def test_client_no_sdk_retries(learner, world):
+    run, failure = ask_once(learner, world, failing(world, "500*"))
+    expect(run.exchanges, "no_request", func="ask_once")
+    retries = max(int(e.headers.get("x-stainless-retry-count", "0") or 0) for e in run.exchanges)
+    expect(retries == 0 and len(run.exchanges) == 1, "sdk_retries", retries=retries)
+
+
+# ---------------------------------------------------------------- TODO 2.1 build_request
+
+@check("2.1", points=1, en="the model and the messages it is given, and stop at \"Observation:\"",
+       zh="用传入的模型名和 messages，并在 \"Observation:\" 处停止")
+def test_build_request(learner, world):
+    model = endpoint(world)["fallback_model"]
+    messages = [{"role": "system", "content": "You answer in the ReAct format."},
+                {"role": "user", "content": world.scenarios["weather"].question}]
+    got = learner.call("build_request", model, messages)
+    expect(isinstance(got, dict), "request_not_dict", got=shown(got))
+    expect(got.get("model") == model, "request_model", got=shown(got.get("model")), expected=model)
+    expect(got.get("messages") == messages, "request_messages", got=shown(got.get("messages")))
+    stop = got.get("stop")
+    stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+    expect("Observation:" in stops, "no_stop", got=shown(stop))
+
+
+# ---------------------------------------------------------------- TODO 2.2 retry_delay
+
+def delay(learner, attempt_number, retry_after=None) -> float:
+    got = learner.call("retry_delay", attempt_number, retry_after)
+    value = seconds(got)
+    expect(value is not None and not isinstance(got, bool), "delay_not_number",
+           call=f"retry_delay({attempt_number}, {retry_after!r})", got=shown(got))
+    return value
+
+
+@check("2.2", points=1, en="exponential backoff: each retry waits longer, up to a cap",
+       zh="指数退避：每次重试等得更久，但有上限")
+def test_backoff(learner, world):
+    waits = [delay(learner, n) for n in (1, 2, 3, 4)]
+    shown_waits = ", ".join(f"{w:g}" for w in waits)
+    expect(waits[0] > 0 and all(b > a for a, b in zip(waits, waits[1:])), "no_backoff", waits=shown_waits)
+    far = delay(learner, 30)
+    expect(0 < far <= 120, "backoff_unbounded", wait=f"{far:g}")
+
+
+@check("2.2", points=1, en="a Retry-After header is honoured", zh="遵守 Retry-After 头")
+def test_retry_after(learner, world):
+    wanted = endpoint(world)["retry_after"]
+    for attempt_number in (1, 2):
+        got = delay(learner, attempt_number, str(wanted))
+        expect(got >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted, got=f"{got:g}")
+
+
+@check("2.2", points=1, en="a Retry-After it can't read as seconds: backoff, no crash",
+       zh="读不懂的 Retry-After（不是秒数）：退回指数退避，不要崩溃")
+def test_retry_after_date(learner, world):
+    got = delay(learner, 2, HTTP_DATE)
+    expect(got > 0, "bad_retry_after_delay", retry_after=HTTP_DATE, got=f"{got:g}")
+
+
+# ---------------------------------------------------------------- TODO 2.3 complete
+
+@check("2.3", points=1, en="every request carries build_request's stop sequence",
+       zh="每个请求都带上 build_request 的 stop 序列")
+def test_requests_stop(learner, world):
+    run, failure = ask(learner, world)
+    expect(run.exchanges, "no_request", func="ask")
+    for number, exchange in enumerate(run.exchanges, start=1):
+        stop = exchange.request.get("stop")
+        stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+        if "Observation:" not in stops:
+            wanted = learner.call("build_request", exchange.request.get("model"), exchange.request.get("messages"))
+            wanted_stop = wanted.get("stop") if isinstance(wanted, dict) else None
+            # build_request without the stop sequence is TODO 2.1's failure; here, not using it is
+            expect(wanted_stop in (None, stop), "request_not_built", request=number, got=shown(stop))
+
+
+@check("2.3", points=1, en="a 429 with Retry-After: waits that long, then tries again",
+       zh="429 带 Retry-After：等足这么久，再试一次")
+def test_rate_limited(learner, world):
+    wanted = endpoint(world)["retry_after"]
+    run, failure = ask(learner, world, failing(world, f"429@{wanted}"))
+    expect_no_sdk_retries(run)
+    expect_reply(run, failure, world)
+    expect_requests(run, 2)
+    expect_waits(learner, run, [1], retry_after=wanted)
+
+
+@check("2.3", points=1, en="500 then 503: a wait before each retry, then the reply",
+       zh="先 500 再 503：每次重试前都等待，最后拿到回复")
+def test_server_errors(learner, world):
+    run, failure = ask(learner, world, failing(world, "500,503"))
+    expect_no_sdk_retries(run)
+    expect_reply(run, failure, world)
+    expect_requests(run, 3)
+    expect_waits(learner, run, [1, 2])
+
+
+@check("2.3", points=1, en="a request that times out is retried", zh="超时的请求会重试")
+def test_timeout(learner, world):
+    run, failure = ask(learner, world, failing(world, "timeout"))
+    expect_no_sdk_retries(run)
+    expect_reply(run, failure, world)
+    expect_requests(run, 2)
+    expect_waits(learner, run, [1])
+
+
+@check("2.3", points=1, en="a server that stays down: max_attempts requests, then ModelUnavailable",
+       zh="服务一直出错：发满 max_attempts 次请求，然后抛出 ModelUnavailable")
+def test_server_down(learner, world):
+    model = failing(world, "500*")
+    run, failure = ask(learner, world, model, max_attempts=3)
+    expect_no_sdk_retries(run)
+    expect_requests(run, 3, failure)
+    expect_unavailable(run, failure, model)
+
+
+@check("2.3", points=1, en="an endpoint nobody answers: a clear error, never a hang",
+       zh="没人应答的地址：给出清楚的错误，绝不卡住")
+def test_unreachable(learner, world):
+    model = failing(world, "unreachable*")
+    run, failure = ask(learner, world, model, max_attempts=2)
+    expect_no_sdk_retries(run)
+    expect_requests(run, 2, failure)
+    expect_unavailable(run, failure, model)
+
+
+@check("2.3", points=1, en="a wrong key (401) is not retried", zh="key 错误（401）不重试")
+def test_wrong_key_not_retried(learner, world):
+    run, failure = ask(learner, world, failing(world, "401*"))
+    expect_no_sdk_retries(run)
+    expect(run.exchanges, "no_request", func="ask")
+    expect(len(run.exchanges) == 1, "retried_401", got=len(run.exchanges))
+    expect(failure is not None, "no_clear_error", got=shown(run.answer), answers=len(run.exchanges))
+
+
+# ---------------------------------------------------------------- TODO 3.1 run_agent
+
+def expect_answer(run, failure, *expected):
+    if failure:
+        raise failure
+    for text in expected:
+        expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
+               got=shown(run.answer))
+
+
+@check("3.1", points=1, en="one tool: the answer quotes its real result", zh="一个工具：答案引用它的真实结果")
+def test_one_tool(learner, world):
+    run, failure = agent(learner, world, "weather")
+    city = run.scenario.values["city"]
+    expect_answer(run, failure, world.weather[city])
+
+
+@check("3.1", points=1, en="two tools in turn: weather, then the calculator", zh="依次用两个工具：先查天气，再计算")
+def test_two_tools(learner, world):
+    run, failure = agent(learner, world, "fahrenheit")
+    celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
+    fahrenheit = world.tools["calculate"](f"{celsius:g} * 9 / 5 + 32")
+    expect_answer(run, failure, f"{fahrenheit}°F")
+
+
+@check("3.1", points=2, en="the model goes down mid-task: the fallback model carries on from the same messages",
+       zh="模型中途宕机：备用模型接着同一份 messages 继续")
+def test_fallback_keeps_the_transcript(learner, world):
+    e = endpoint(world)
+    primary = failing(world, "ok,500*")
+    try:
+        run, failure = agent(learner, world, "fahrenheit", primary, fallback_model=e["fallback_model"],
+                             max_attempts=2)
+    except Fail as stop:
+        if stop.key == "retried_forever" and not complete_gives_up(learner, world):
+            return  # complete() never gives up: TODO 2.3's checks say so
+        raise
+    models = [x.request.get("model") for x in run.exchanges]
+    if e["fallback_model"] not in models:
+        if not complete_gives_up(learner, world):
+            return  # complete() raises no ModelUnavailable to switch on: TODO 2.3's checks say so
+        raise Fail("no_fallback", fallback=e["fallback_model"],
+                   ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
+    switch = models.index(e["fallback_model"])
+    before = [m for m in run.exchanges[switch - 1].request.get("messages") or []]
+    after = [m for m in run.exchanges[switch].request.get("messages") or []]
+    ran = [call.name for call in run.tool_calls if call.name != "sleep"]
+    expect(after[:len(before)] == before, "transcript_lost", fallback=e["fallback_model"], got=len(after),
+           expected=len(before), tools=", ".join(ran))
+    expect(all(m == e["fallback_model"] for m in models[switch:]), "switched_back", models=", ".join(models[switch:]))
+    celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
+    expect_answer(run, failure, f"{world.tools['calculate'](f'{celsius:g} * 9 / 5 + 32')}°F")
+    expect(ran.count("search_weather") == 1, "tool_ran_again", tools=", ".join(ran))
+
+
+@check("3.1", points=1, en="no fallback and the model down: ModelUnavailable reaches the caller",
+       zh="没有备用模型而模型宕机：ModelUnavailable 交给调用方")
+def test_down_without_fallback(learner, world):
+    try:
+        run, failure = agent(learner, world, "weather", failing(world, "500*"), max_attempts=2)
+    except Fail as stop:
+        if stop.key == "retried_forever" and not complete_gives_up(learner, world):
+            return  # complete() never gives up: TODO 2.3's checks say so
+        raise
+    if failure is None or failure.params["type"] != "ModelUnavailable":
+        if not complete_gives_up(learner, world):
+            return  # complete() does not end with ModelUnavailable: TODO 2.3's checks say so
+        expect(failure is not None, "down_swallowed", got=shown(run.answer))
+        raise Fail("not_model_unavailable", type=failure.params["type"], message=failure.params["message"])
