@@ -39,6 +39,8 @@ class Call:
     made_up: str | None = None  # text protocol: what the mock writes on after this request (text_react.py)
     guess: str | None = None  # text protocol: the made-up Observation, a template (default: imagined())
     strict: bool = False  # text protocol: needs the tool named, and this step after the one before
+    off_format: str | None = None  # text protocol: its first request comes as this prose, until corrected
+    misspelt: str | None = None  # text protocol: the tool is asked for under this wrong name first
 
 
 @dataclass
@@ -50,6 +52,10 @@ class Scenario:
     tools: list[str]  # the tools the agent is given for this task
     repeat: bool  # never finish: after the scripted turns, repeat the last one with {n} counting
     values: dict = field(default_factory=dict)  # the drawn variables
+    # chat protocol, a conversation (chat.py): the user's later turns, each a scenario of its own
+    follow_ups: list["Scenario"] = field(default_factory=list)
+    refers_to: int = 0  # a follow-up: the user turn (1: the scenario's question) it needs to be understood
+    unclear: str = ""  # a follow-up: what the model says when that turn is not in the request
 
     def turn(self, index: int) -> list[Call] | None:
         """The calls of the index-th tool-calling reply (0-based), or None when ready to answer."""
@@ -154,7 +160,8 @@ def _turn(spec) -> list[Call]:
     """A scenario's `calls` entry: one call (a mapping) or parallel calls (a list of mappings)."""
     specs = spec if isinstance(spec, list) else [spec]
     calls = [Call(c["tool"], str(c.get("input", "")), c.get("args"), c.get("thought", Call.thought),
-                  c.get("made_up"), c.get("guess"), bool(c.get("strict", False))) for c in specs]
+                  c.get("made_up"), c.get("guess"), bool(c.get("strict", False)), c.get("off_format"),
+                  c.get("misspelt")) for c in specs]
     if any(c.made_up not in MADE_UP for c in calls):
         raise ValueError(f"made_up must be one of {', '.join(m for m in MADE_UP if m)}")
     return calls
@@ -208,14 +215,23 @@ def load_world(lesson: str | Path, seed: int = DEFAULT_SEED, path: Path | None =
         tables = dict(data.get("data") or {})
         if module is not None and hasattr(module, "tables"):
             tables = module.tables(tables, rng, seed)
-        scenarios = {}
-        for name, spec in data["scenarios"].items():
+        def build(name: str, spec: dict, tools: list, number: int = 1) -> Scenario:
             scenario = Scenario(
                 name=name, question="", turns=[_turn(c) for c in spec.get("calls", [])],
-                answer=spec.get("answer", ""), tools=spec.get("tools", list(data.get("tools", {}))),
-                repeat=bool(spec.get("repeat", False)), values=values)
+                answer=spec.get("answer", ""), tools=spec.get("tools", tools),
+                repeat=bool(spec.get("repeat", False)), values=values,
+                refers_to=int(spec.get("refers_to", 0)), unclear=str(spec.get("unclear", "")))
+            if not 0 <= scenario.refers_to < number:
+                raise ValueError(f"{name}: refers_to must name an earlier user turn (1 to {number - 1})")
             scenario.question = scenario.render(spec["question"], [])
-            scenarios[name] = scenario
+            if number > 1 and spec.get("follow_ups"):
+                raise ValueError(f"{name}: a follow-up has no follow-ups of its own")
+            scenario.follow_ups = [build(f"{name}.{n}", s, scenario.tools, n)  # user turn n of the conversation
+                                   for n, s in enumerate(spec.get("follow_ups", []), start=2)]
+            return scenario
+
+        scenarios = {name: build(name, spec, list(data.get("tools", {})))
+                     for name, spec in data["scenarios"].items()}
     except (KeyError, TypeError, ValueError) as err:
         raise ScenarioError(f"{path}: malformed scenario data ({type(err).__name__}: {err})") from None
     world = LessonWorld(scenarios, dict(data.get("tools", {})), tables, {}, seed, session_class, module)

@@ -30,6 +30,16 @@ A scenario's call may change that (all off by default):
 - `strict: true`: the mock asks for the call only when the prompt names its tool (else it answers
   from what it knows, with the made-up results), and reads its Observation only in a step written
   after the step of the call before it.
+- `off_format: "I will look that up."`, a template: the first time the mock would ask for the call,
+  it writes this prose instead, with no label a parser can read, and goes on writing it until the
+  prompt corrects it: a line the prompt that got the slip did not have, naming the format (`Action`,
+  `Final Answer`, "format", 格式). The same prompt again, or one that only adds the slip itself,
+  gets the same slip. (So the prose must not name the format itself.)
+- `misspelt: get_wether`: the mock first asks for the call under this wrong tool name. Once the
+  prompt holds that request's Observation, it asks for the real tool if the Observation names it
+  (an agent that answers an unknown tool with the list of real ones), and otherwise gives up with a
+  Final Answer quoting the Observation: it cannot guess the right name. That Observation is not one
+  of the call's: {obs1} is still the real tool's result.
 """
 from __future__ import annotations
 
@@ -50,6 +60,7 @@ ANY_KEY = re.compile(_KEY.format(r"(?:Thought|Action|Action[ _]?Input|Observatio
                                  r"|Question|问题|思考|行动|行动输入|观察|最终答案)"), re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^(\.\.\.|…)$")  # bracketed placeholders are in the first prompt: subtracted
 FINAL_ANSWER = re.compile(_KEY.format(r"Final[ _]?Answer"), re.IGNORECASE)
+FORMAT_WORDS = re.compile(r"\bAction\b|Final[ _]?Answer|\bformat|格式", re.IGNORECASE)  # a correction names one
 
 # Lines that frame the steps rather than belong to one. Each ends an observation that would
 # otherwise run on into it.
@@ -223,6 +234,7 @@ class Exchange:
 class TextReactSession(Session):
     """One agent run against one scenario: answers prompts and records each exchange."""
     issued: list[tuple[str, str]] = field(default_factory=list)  # (tool, input) of each Action sent
+    slips: dict[int, str] = field(default_factory=dict)  # off_format calls: the prompt that got the slip
 
     def answer(self, payload) -> str:
         """The learner's llm_call(prompt): the prompt must be text."""
@@ -262,14 +274,44 @@ class TextReactSession(Session):
                 seen.subtract(find_observations(first, call.tool, tool_input))
                 new = [obs for obs, count in seen.items() if count > 0]
             if not new:
-                self.issued.append((call.tool, tool_input))
-                text = request_text(self.scenario.render(call.thought, observations), call.tool, tool_input)
-                return text + self._written_on(call, tool_input, observations)
+                return self._request(call, tool_input, observations, prompt, first)
             observations.append(new[0])
             if call.strict:
                 after = found[0].line
         answer = self.scenario.render(self.scenario.answer, observations)
         return answer_text("I now know the final answer.", answer)
+
+    def _request(self, call, tool_input: str, observations: list[str], prompt: str, first: str) -> str:
+        """The reply that asks for a call not done yet: out of format until corrected (off_format),
+        under its wrong name first (misspelt), else as scripted."""
+        index = len(observations)
+        if call.off_format and not self._corrected(index, prompt):
+            self.slips.setdefault(index, prompt)
+            return self.scenario.render(call.off_format, observations)
+        thought = self.scenario.render(call.thought, observations)
+        if call.misspelt:
+            seen = Counter(find_observations(prompt, call.misspelt, tool_input))
+            seen.subtract(find_observations(first, call.misspelt, tool_input))
+            told = [obs for obs, count in seen.items() if count > 0]
+            if not told:
+                self.issued.append((call.misspelt, tool_input))
+                return request_text(thought, call.misspelt, tool_input) + self._written_on(
+                    call, tool_input, observations)
+            if not _names(told[0], call.tool):  # the error does not say which tools there are
+                return answer_text(f"There is no tool named {call.misspelt}, and I do not know another name.",
+                                   f"I could not run the tool I needed: {told[0]}")
+            thought = f"There is no tool named {call.misspelt}; the tools listed include {call.tool}."
+        self.issued.append((call.tool, tool_input))
+        return request_text(thought, call.tool, tool_input) + self._written_on(call, tool_input, observations)
+
+    def _corrected(self, index: int, prompt: str) -> bool:
+        """Whether the prompt corrects the slip of call `index`: a line the prompt that got it did
+        not have, naming the format. False before any slip."""
+        slip = self.slips.get(index)
+        if slip is None:
+            return False
+        before = {line.strip() for line in slip.splitlines()}
+        return any(FORMAT_WORDS.search(line) for line in prompt.splitlines() if line.strip() not in before)
 
     @staticmethod
     def _new_steps(prompt: str, first: str, tool: str, tool_input: str) -> list[Step]:

@@ -492,3 +492,102 @@ def test_a_401_masks_the_key_it_was_sent_and_an_unknown_step_is_a_400():
     assert status == 401 and "Incorrect API key provided: sk-*****ijkl." in error["error"]["message"]
     status, error = chat.handle("POST", "/v1/chat/completions", dict(body, model="m#sometimes"))
     assert status == 400 and "does not know the failure 'sometimes'" in error["error"]["message"]
+
+
+# ---------------------------------------------------------------- conversations: follow_ups, refers_to
+
+WEATHER_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                          "required": ["city"]}}}
+SYSTEM = {"role": "system", "content": "You are a weather assistant."}
+
+
+def conversation(name="there", seed=0):
+    return ChatSession(load_world("day09", seed).scenarios[name], seed)
+
+
+def turn(chat, messages, results):
+    """Ask until the model answers; results: the tool content for each requested city."""
+    while True:
+        status, reply = ask(chat, messages, tools=(WEATHER_TOOL,))
+        assert status == 200
+        message = reply["choices"][0]["message"]
+        messages = messages + [{k: v for k, v in message.items() if v is not None}]
+        if not message.get("tool_calls"):
+            return messages, message
+        messages += [{"role": "tool", "tool_call_id": c["id"],
+                      "content": results[json.loads(c["function"]["arguments"])["city"]]}
+                     for c in message["tool_calls"]]
+
+
+def test_a_follow_up_is_answered_from_the_earlier_turn_in_the_messages():
+    chat = conversation()
+    first, follow = chat.scenario.question, chat.scenario.follow_ups[0].question
+    report = {"北京": json.dumps({"city": "北京", "sky": "晴", "temp_c": 31, "humidity": 40, "feels": "很热"})}
+    messages, answer = turn(chat, [SYSTEM, {"role": "user", "content": first}], report)
+    assert answer["content"] == "北京今天晴，31°C，湿度 40%。"
+    status, reply = ask(chat, messages + [{"role": "user", "content": follow}], tools=(WEATHER_TOOL,))
+    [call] = reply["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"city": "北京"}
+    assert call["id"] not in {c["id"] for m in messages for c in m.get("tool_calls") or []}  # ids of its own
+    _, answer = turn(chat, messages + [{"role": "user", "content": follow}], report)
+    assert answer["content"] == "北京现在 31°C，很热。"
+
+
+def test_a_follow_up_without_its_earlier_turn_is_not_understood():
+    chat = conversation()
+    follow = chat.scenario.follow_ups[0]
+    status, reply = ask(chat, [SYSTEM, {"role": "user", "content": follow.question}], tools=(WEATHER_TOOL,))
+    message = reply["choices"][0]["message"]
+    assert status == 200 and "tool_calls" not in message and message["content"] == follow.unclear
+    # an earlier turn that is some other question does not help either
+    other = [SYSTEM, {"role": "user", "content": "上海天气怎么样？"}, {"role": "assistant", "content": "多云。"},
+             {"role": "user", "content": follow.question}]
+    assert ask(chat, other, tools=(WEATHER_TOOL,))[1]["choices"][0]["message"]["content"] == follow.unclear
+
+
+def test_a_follow_up_once_acted_on_survives_a_trim_of_its_earlier_turn():
+    chat = conversation()
+    first, follow = chat.scenario.question, chat.scenario.follow_ups[0].question
+    report = {"北京": json.dumps({"city": "北京", "temp_c": 25, "feels": "温暖，不算热"})}
+    messages, _ = turn(chat, [SYSTEM, {"role": "user", "content": first}], report)
+    asked = messages + [{"role": "user", "content": follow}]
+    _, reply = ask(chat, asked, tools=(WEATHER_TOOL,))
+    message = reply["choices"][0]["message"]
+    trimmed = [SYSTEM, {"role": "user", "content": follow}, message] + [
+        {"role": "tool", "tool_call_id": c["id"], "content": report["北京"]} for c in message["tool_calls"]]
+    _, final = ask(chat, trimmed, tools=(WEATHER_TOOL,))
+    assert final["choices"][0]["message"]["content"] == "北京现在 25°C，温暖，不算热。"
+
+
+def test_the_latest_user_message_picks_the_turn_and_parallel_calls_work_in_a_follow_up():
+    chat = conversation("trip")
+    v = chat.scenario.values
+    third = chat.scenario.follow_ups[1]
+    messages = [SYSTEM, {"role": "user", "content": chat.scenario.question}, {"role": "assistant", "content": "…"},
+                {"role": "user", "content": chat.scenario.follow_ups[0].question}, {"role": "assistant", "content": "…"},
+                {"role": "user", "content": third.question}]
+    _, reply = ask(chat, messages, tools=(WEATHER_TOOL,))
+    cities = sorted(json.loads(c["function"]["arguments"])["city"] for c in reply["choices"][0]["message"]["tool_calls"])
+    assert cities == sorted([v["other"], v["third"]])
+
+
+def test_a_scenario_without_follow_ups_is_unchanged():
+    assert conversation().scenario.follow_ups and not session("one_quote").scenario.follow_ups
+    status, reply = ask(session("one_quote"), start(session("one_quote")))
+    assert status == 200 and reply["choices"][0]["message"]["tool_calls"]
+
+
+@pytest.mark.parametrize("follow_up, problem", [
+    ("{question: 'Next?', refers_to: 2}", "refers_to must name an earlier user turn"),
+    ("{question: 'Next?', follow_ups: [{question: 'Deeper?'}]}", "a follow-up has no follow-ups"),
+])
+def test_a_bad_follow_up_names_the_file(tmp_path, follow_up, problem):
+    from mock_llm import ScenarioError
+    path = tmp_path / "scenarios.yaml"
+    path.write_text("protocol: chat\ndata: {weather: {北京: [晴, 25, 40]}}\n"
+                    "scenarios:\n  talk:\n    question: 'First?'\n    answer: 'Yes.'\n"
+                    f"    follow_ups:\n      - {follow_up}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=problem) as error:
+        load_world("day09", path=path)
+    assert str(path) in str(error.value)

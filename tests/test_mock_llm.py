@@ -542,3 +542,70 @@ def test_an_unknown_made_up_option_names_the_file(tmp_path):
     with pytest.raises(ScenarioError, match="made_up") as error:
         load_world("day06", path=path)
     assert str(path) in str(error.value)
+
+
+# ---------------------------------------------------------------- call options: off_format, misspelt
+
+SHANGHAI_Q = "Weather in 上海?"
+SLIP = "好的，我这就查一下{city}的天气。"
+REMINDER = "Your reply did not follow the format: write Thought, Action and Action Input lines."
+
+
+def test_off_format_slips_until_the_prompt_names_the_format():
+    mock = scripted(Call("Weather", "{city}", off_format=SLIP), answer="{obs1}", question=SHANGHAI_Q)
+    first = f"Question: {SHANGHAI_Q}\n"
+    slip = mock.reply(first)
+    assert slip == "好的，我这就查一下上海的天气。" and read_request(slip) is None and read_final(slip) is None
+    assert mock.reply(first) == slip  # the same prompt again: the same slip
+    assert mock.reply(first + slip + "\nPlease go on.") == slip  # something new, but not the format
+    corrected = first + slip + "\n" + REMINDER
+    assert read_request(mock.reply(corrected)) == ("Weather", "上海")
+    assert mock.reply(corrected + "\n" + step("Weather", "上海", "cloudy, 28°C")).endswith("cloudy, 28°C")
+
+
+def test_off_format_correction_in_chinese_counts():
+    mock = scripted(Call("Weather", "{city}", off_format=SLIP), answer="{obs1}", question=SHANGHAI_Q)
+    first = f"Question: {SHANGHAI_Q}\n"
+    slip = mock.reply(first)
+    assert read_request(mock.reply(first + slip + "\n请按照规定的格式继续回答。")) == ("Weather", "上海")
+
+
+def test_off_format_is_off_by_default():
+    reply = scripted(Call("Weather", "{city}"), question=SHANGHAI_Q).reply(f"Question: {SHANGHAI_Q}\n")
+    assert read_request(reply) == ("Weather", "上海")
+
+
+def test_misspelt_asks_for_the_wrong_name_first_then_the_listed_one():
+    mock = scripted(Call("Weather", "{city}", misspelt="Wether"), answer="{obs1}", question=SHANGHAI_Q)
+    first = f"Question: {SHANGHAI_Q}\n"
+    assert read_request(mock.reply(first)) == ("Wether", "上海")
+    told = first + step("Wether", "上海", "Error: no tool named 'Wether'. Available tools: Weather, Calculator")
+    assert read_request(mock.reply(told)) == ("Weather", "上海")
+    # {obs1} is the real tool's result, not the error about the wrong name
+    assert read_final(mock.reply(told + step("Weather", "上海", "cloudy, 28°C"))) == "cloudy, 28°C"
+
+
+def test_misspelt_gives_up_when_the_observation_does_not_list_the_tools():
+    mock = scripted(Call("Weather", "{city}", misspelt="Wether"), answer="{obs1}", question=SHANGHAI_Q)
+    mock.reply(f"Question: {SHANGHAI_Q}\n")
+    reply = mock.reply(f"Question: {SHANGHAI_Q}\n" + step("Wether", "上海", "Error: unknown tool"))
+    assert read_request(reply) is None and "Error: unknown tool" in read_final(reply)
+
+
+def test_off_format_then_misspelt_in_one_call():
+    mock = scripted(Call("Weather", "{city}", off_format=SLIP, misspelt="Wether", guess="sunny, 36°C"),
+                    answer="{obs1}", question=SHANGHAI_Q)
+    prompt = f"Question: {SHANGHAI_Q}\n"
+    slip = mock.reply(prompt)
+    prompt += slip + "\n" + REMINDER + "\n"
+    wrong = mock.reply(prompt)
+    assert read_request(wrong) == ("Wether", "上海") and written_after_request(wrong) == "Observation: sunny, 36°C"
+    prompt += step("Wether", "上海", "Error: Available tools: Weather")
+    assert read_request(mock.reply(prompt)) == ("Weather", "上海")
+
+
+def test_off_format_and_misspelt_are_read_from_scenarios_yaml():
+    world = load_world("day08")
+    call = world.scenarios["rough"].turns[0][0]
+    assert call.off_format and call.misspelt == "get_wether"
+    assert world.scenarios["weather"].turns[0][0].off_format is None

@@ -1,0 +1,396 @@
+"""Day 08 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process; `learner.call` calls one of them, `run_agent` runs your
+loop on a task of scenarios.yaml. Your openai client's requests are answered by the mock model,
+which writes ReAct text as the message content and makes the mistakes each task scripts: a reply
+out of format, a misspelt tool, an Observation of its own. Every number comes from `world`, so
+with another seed every expected value changes.
+"""
+import re
+import time
+from datetime import datetime, timedelta, timezone
+
+from validator.checking import (Fail, ToolBox, answer_text, calculate, check, expect, find_observations,
+                                first_number, learner_object, read_final, read_request, request_text, shown,
+                                tool_arg, tools_arg, written_after_request)
+
+GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
+BEIJING = timezone(timedelta(hours=8))
+OBSERVATION = re.compile(r"^\s*Observation\s*:", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------- TODO 1.1 execute_tool
+
+def run_execute_tool(learner, world, action, given):
+    toolbox = ToolBox(world)
+    got = learner.call("execute_tool", tools_arg(world, GIVEN_TOOLS), action, given, tools=toolbox)
+    expect(isinstance(got, str), "not_a_string", func="execute_tool", got=shown(got))
+    return got, toolbox.calls
+
+
+@check("1.1", points=1, en="runs the tool and returns its output", zh="执行工具并返回它的输出")
+def test_runs_the_tool(learner, world):
+    city = world.scenarios["weather"].values["city"]
+    got, calls = run_execute_tool(learner, world, "get_weather", city)
+    expect(calls, "tool_not_called", got=got)
+    expect(world.weather[city] in got, "tool_result_wrong", action="get_weather", given=city, got=got,
+           expected=world.weather[city])
+
+
+@check("1.1", points=1, en="an unknown tool: the Observation lists the real tools", zh="未知工具：Observation 里列出真实的工具")
+def test_unknown_tool_lists_real_ones(learner, world):
+    for wrong in ("get_wether", "calculator"):
+        got, _ = run_execute_tool(learner, world, wrong, "北京")
+        ok = wrong in got and all(re.search(rf"(?<!\w){name}(?!\w)", got) for name in GIVEN_TOOLS)
+        expect(ok, "unknown_not_listed", action=wrong, got=got, names=", ".join(GIVEN_TOOLS))
+
+
+@check("1.1", points=1, en="a tool that raises: its error is the Observation, nothing raised",
+       zh="工具抛异常：报错信息就是 Observation，不往外抛")
+def test_tool_failure_is_an_observation(learner, world):
+    nowhere = world.scenarios["unknown_city"].values["nowhere"]
+    a = world.scenarios["misspelt"].values["a"]
+    for action, given, error in (("get_weather", nowhere, f"no weather data for {nowhere}"),
+                                 ("calculate", f"{a} / 0", "division by zero")):
+        got, _ = run_execute_tool(learner, world, action, given)
+        expect(error in got, "error_lost", action=action, given=given, got=got, error=error)
+
+
+# ---------------------------------------------------------------- TODO 1.2 current_time
+
+def moment(timestamp: float, zone) -> str:
+    return datetime.fromtimestamp(timestamp, zone).strftime("%Y-%m-%d %H:%M")
+
+
+def expect_time(learner, clock: str, timestamp: float):
+    got = learner.call("current_time", tool_arg(clock))
+    expect(isinstance(got, str), "not_a_string", func="current_time", got=shown(got))
+    expected = moment(timestamp, BEIJING)
+    if expected in got:
+        return
+    if moment(timestamp, timezone.utc) in got or moment(timestamp, None) in got:
+        raise Fail("time_utc", got=got, expected=expected)
+    now = time.time()
+    if any(moment(t, zone) in got for t in (now, now - 60) for zone in (BEIJING, timezone.utc, None)):
+        raise Fail("time_machine", got=got, expected=expected)
+    raise Fail("time_wrong", got=got, expected=expected)
+
+
+@check("1.2", points=1, en="the injected clock's date and time, in Beijing", zh="注入时钟给出的日期和时间（北京时间）")
+def test_time_from_the_clock(learner, world):
+    expect_time(learner, "clock", world.clock)
+
+
+@check("1.2", points=1, en="just after midnight in Beijing, still the day before in UTC: the Beijing date",
+       zh="北京刚过午夜、UTC 还是前一天：日期按北京时间")
+def test_time_zone(learner, world):
+    expect_time(learner, "clock_night", world.clock_night)
+
+
+# ---------------------------------------------------------------- TODO 2.1 cut_reply
+
+def expect_cut(learner, reply, expected, key="cut_wrong", **params):
+    got = learner.call("cut_reply", reply)
+    expect(isinstance(got, str), "not_a_string", func="cut_reply", got=shown(got))
+    expect(got.strip() == expected.strip(), key, got=got, reply=reply, expected=expected, **params)
+
+
+def weather_request(world, scenario="weather"):
+    story = world.scenarios[scenario]
+    call = story.turns[0][0]
+    city = story.render(call.input, [])
+    return request_text(story.render(call.thought, []), "get_weather", city), city, story.render(call.guess, [])
+
+
+@check("2.1", points=1, en="a made-up Observation after the request is cut off", zh="请求后面编造的 Observation 被截掉")
+def test_cut_made_up_observation(learner, world):
+    request, _, guess = weather_request(world)
+    expect_cut(learner, f"{request}\nObservation: {guess}", request, key="cut_kept_made_up", tool="get_weather")
+
+
+@check("2.1", points=1, en="a made-up Observation and Final Answer after the request are cut off",
+       zh="请求后面编造的 Observation 和 Final Answer 都被截掉")
+def test_cut_made_up_answer(learner, world):
+    request, city, guess = weather_request(world, "made_up_final")
+    reply = f"{request}\nObservation: {guess}\n" + answer_text("I now know the final answer.", f"{city}今天{guess}。")
+    expect_cut(learner, reply, request, key="cut_kept_made_up", tool="get_weather")
+
+
+@check("2.1", points=1, en="an Observation before any request is cut off too", zh="出现在任何请求之前的 Observation 也要截掉")
+def test_cut_observation_without_request(learner, world):
+    _, city, guess = weather_request(world)
+    start = f"Thought: I remember the weather in {city}."
+    reply = f"{start}\nObservation: {guess}\n" + answer_text("I now know the final answer.", f"{city}今天{guess}。")
+    expect_cut(learner, reply, start)
+
+
+@check("2.1", points=1, en="a Final Answer, and prose, come back whole", zh="Final Answer 和普通文字原样返回")
+def test_cut_keeps_answers(learner, world):
+    city = world.scenarios["weather"].values["city"]
+    for reply in (answer_text("I now know the final answer.", f"{city}今天{world.weather[city]}。\n- 带伞？不用。"),
+                  world.scenarios["off_format"].render(world.scenarios["off_format"].turns[0][0].off_format, [])):
+        expect_cut(learner, reply, reply)
+
+
+# ---------------------------------------------------------------- TODO 2.2 parse_reply
+
+def parsed(learner, reply):
+    got = learner.call("parse_reply", reply)
+    ok = got is None or (isinstance(got, (tuple, list)) and len(got) == 3 and all(isinstance(x, str) for x in got))
+    return got, ok
+
+
+def expect_parsed(learner, reply, expected):
+    got, ok = parsed(learner, reply)
+    ok = ok and got is not None and tuple(x.strip() for x in got) == expected
+    expect(ok, "parse_wrong", got=shown(got), reply=reply, expected=repr(expected))
+
+
+@check("2.2", points=1, en="a request: thought, action and input", zh="请求：读出 thought、action 和 input")
+def test_parse_request(learner, world):
+    request, city, _ = weather_request(world)
+    expect_parsed(learner, request, (read_thought(request), "get_weather", city))
+    v = world.scenarios["misspelt"].values
+    expression = f"{v['a']} * {v['b']} + {v['c']}"
+    expect_parsed(learner, f"Action: calculate\nAction Input: {expression}", ("", "calculate", expression))
+
+
+def read_thought(reply: str) -> str:
+    return reply.splitlines()[0].removeprefix("Thought:").strip()
+
+
+@check("2.2", points=1, en="a Final Answer: action '' and the whole answer", zh="Final Answer：action 为空串，答案完整")
+def test_parse_final_answer(learner, world):
+    city = world.scenarios["weather"].values["city"]
+    answer = f"{city}今天{world.weather[city]}。\n- 出门不用带伞。"
+    expect_parsed(learner, answer_text("I now know the final answer.", answer), ("I now know the final answer.", "", answer))
+
+
+@check("2.2", points=1, en="prose that follows no format: None", zh="不合格式的普通文字：返回 None")
+def test_parse_prose(learner, world):
+    story = world.scenarios["off_format"]
+    reply = story.render(story.turns[0][0].off_format, [])
+    got, ok = parsed(learner, reply)
+    expect(got is None, "parse_not_none", got=shown(got), reply=reply)
+
+
+@check("2.2", points=1, en="half a request (an Action with no Action Input): None",
+       zh="半个请求（有 Action 没有 Action Input）：返回 None")
+def test_parse_half_request(learner, world):
+    nowhere = world.scenarios["unknown_city"].values["nowhere"]
+    reply = f"Thought: I should look up the weather in {nowhere}.\nAction: get_weather(\"{nowhere}\")"
+    got, ok = parsed(learner, reply)
+    expect(got is None, "parse_half", got=shown(got), reply=reply)
+
+
+# ---------------------------------------------------------------- TODO 3.1 run_agent
+
+def agent_tools(world) -> list:
+    """The four tools, as your Tool objects: the grader runs three; get_current_time is your
+    TimeTool, reading the grader's clock."""
+    clock = learner_object("TimeTool", tool_arg("clock"))
+    return tools_arg(world, GIVEN_TOOLS) + [learner_object(
+        "Tool", "get_current_time", world.tool_descriptions["get_current_time"], clock)]
+
+
+def run_agent(learner, world, scenario, *max_steps):
+    """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure."""
+    try:
+        run = learner.run_agent("run_agent", scenario, agent_tools(world), *max_steps)
+    except Fail:
+        explain_rejection(learner.runs[-1])
+        raise
+    explain_rejection(run)
+    return run
+
+
+def explain_rejection(run):
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if exchange.status == 400:
+            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
+
+
+def sent(exchange) -> list[dict]:
+    messages = exchange.request.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def text(message) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return "" if content is None else str(content)
+
+
+def prompt(exchange) -> str:
+    """A request as the text model reads it: every message's content, in order."""
+    return "\n\n".join(text(m) for m in sent(exchange))
+
+
+def reply(exchange) -> str:
+    if exchange.status != 200:
+        return ""
+    return exchange.response["choices"][0]["message"].get("content") or ""
+
+
+def guess_of(run) -> str | None:
+    call = run.scenario.turns[0][0]
+    return run.scenario.render(call.guess, []) if call.guess else None
+
+
+def expect_answer(run, expected):
+    """The answer holds `expected` (and no made-up Observation); if not, say why, from the
+    transcript when it shows it."""
+    expect(run.exchanges, "no_request")
+    answer, guess = run.answer, guess_of(run)
+    if isinstance(answer, str) and expected in answer and not (guess and guess in answer):
+        return
+    explain_transcript(run)
+    if guess and isinstance(answer, str) and guess in answer:
+        raise Fail("made_up_answer", got=answer, guess=guess, real=expected)
+    explain_answer(run)
+    raise Fail("answer_missing", expected=expected, got=shown(answer))
+
+
+def explain(run):
+    """Fail with the first mistake the transcript shows, if it shows one."""
+    explain_transcript(run)
+    explain_answer(run)
+
+
+def explain_transcript(run):
+    """What the requests show: a question left out, a made-up line sent back, a slip never
+    corrected, a misspelt tool answered without the real names, an error never fed back."""
+    exchanges = run.exchanges
+    for number, exchange in enumerate(exchanges, start=1):
+        users = " ".join(text(m) for m in sent(exchange) if m.get("role") == "user")
+        expect(run.scenario.question in users, "question_missing", request=number, question=run.scenario.question)
+    outputs = [str(c.output) for c in run.tool_calls]
+    for index, exchange in enumerate(exchanges[:-1]):  # what it made up after a request, sent back later
+        for line in written_after_request(reply(exchange)).splitlines():
+            made_up = OBSERVATION.match(line) or line.strip().startswith("Final Answer")
+            later = [n for n, e in enumerate(exchanges[index + 1:], start=index + 2) if line.strip() in prompt(e)]
+            if made_up and later and not any(out in line for out in outputs):
+                raise Fail("made_up_kept", request=later[0], line=line.strip())
+    explain_slips(run)
+    explain_misspelt(run)
+    for failed in (c for c in run.tool_calls if c.failed):
+        later = [prompt(e) for e in exchanges[failed.round:]]
+        expect(any(str(failed.output) in p for p in later), "error_not_fed_back", tool=failed.name,
+               error=str(failed.output), got=shown(run.answer))
+
+
+def explain_answer(run):
+    """The answer is not the model's Final Answer: the run ended on a request, or reworded it."""
+    exchanges = run.exchanges
+    final = read_final(reply(exchanges[-1])) if exchanges else None
+    if final is None and exchanges and read_request(reply(exchanges[-1])) and len(exchanges) < 8:
+        raise Fail("not_the_models_answer", got=shown(run.answer), reply=reply(exchanges[-1]))
+    if final is not None and isinstance(run.answer, str) and run.answer.strip() != final:
+        raise Fail("not_the_models_answer", got=run.answer, reply=reply(exchanges[-1]))
+
+
+def is_prose(text_: str) -> bool:
+    """A reply with no request and no Final Answer: out of format."""
+    return bool(text_.strip()) and read_request(text_) is None and read_final(text_) is None
+
+
+def explain_slips(run):
+    slips = [reply(e) for e in run.exchanges if is_prose(reply(e))]
+    if slips and isinstance(run.answer, str) and run.answer.strip() == slips[0].strip():
+        raise Fail("returned_off_format", reply=slips[0])
+    if len(slips) >= 2:
+        raise Fail("never_corrected", count=len(slips), reply=slips[0])
+
+
+def explain_misspelt(run):
+    call = run.scenario.turns[0][0]
+    if not call.misspelt:
+        return
+    given = run.scenario.render(call.input, [])
+    for index, exchange in enumerate(run.exchanges[:-1]):
+        if read_request(reply(exchange)) == (call.misspelt, given):
+            told = find_observations(prompt(run.exchanges[index + 1]), call.misspelt, given)
+            if told and not re.search(rf"(?<!\w){call.tool}(?!\w)", told[-1]):
+                raise Fail("misspelt_not_listed", wrong=call.misspelt, observation=told[-1], right=call.tool)
+
+
+@check("3.1", points=1, en="the weather task: the answer holds the real report", zh="天气题：答案里是真实的天气")
+def test_weather(learner, world):
+    run = run_agent(learner, world, "weather")
+    expect_answer(run, world.weather[run.scenario.values["city"]])
+
+
+@check("3.1", points=1, en="two tools in a row: get_weather, then calculate (°C → °F)",
+       zh="连续两个工具：先 get_weather，再 calculate（摄氏换华氏）")
+def test_two_tools(learner, world):
+    run = run_agent(learner, world, "fahrenheit")
+    celsius = first_number(world.weather[run.scenario.values["hot_city"]])
+    expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
+
+
+@check("3.1", points=1, en="search_knowledge: the answer quotes the knowledge base", zh="search_knowledge：答案引用知识库")
+def test_knowledge(learner, world):
+    run = run_agent(learner, world, "knowledge")
+    expect_answer(run, world.knowledge[run.scenario.values["topic"].lower()])
+
+
+@check("3.1", points=1, en="\"现在几点了？\": answered from the injected clock", zh="“现在几点了？”：按注入的时钟回答")
+def test_time(learner, world):
+    run = run_agent(learner, world, "time")
+    expect_answer(run, moment(world.clock, BEIJING))
+
+
+@check("3.1", points=1, en="a first reply out of format: the agent tells the model the format, and recovers",
+       zh="第一条回复不合格式：Agent 重申格式，然后恢复正常")
+def test_recovers_from_off_format(learner, world):
+    run = run_agent(learner, world, "off_format")
+    expect_answer(run, world.weather[run.scenario.values["city"]])
+
+
+@check("3.1", points=1, en="a misspelt tool: the Observation lists the real ones, and the model recovers",
+       zh="工具名拼错：Observation 列出真实工具，模型自我纠正")
+def test_recovers_from_misspelt_tool(learner, world):
+    run = run_agent(learner, world, "misspelt")
+    v = run.scenario.values
+    expect_answer(run, calculate(f"{v['a']} * {v['b']} + {v['c']}"))
+
+
+@check("3.1", points=1, en="a city the weather tool doesn't know: the error goes back, the answer is honest",
+       zh="天气工具不认识的城市：报错交回给模型，答案如实说明")
+def test_unknown_city(learner, world):
+    expect_honest(run_agent(learner, world, "unknown_city"))
+
+
+def expect_honest(run):
+    nowhere = run.scenario.values["nowhere"]
+    guess = guess_of(run)
+    if isinstance(run.answer, str) and guess in run.answer:
+        explain(run)
+        raise Fail("dishonest", city=nowhere, got=run.answer, guess=guess)
+    expect_answer(run, f"no weather data for {nowhere}")
+    explain_answer(run)  # the error, but is it the model's answer, or the loop's?
+
+
+@check("3.1", points=1, en="off format, then a misspelt tool, then an unknown city: recovers each time, answers honestly",
+       zh="先格式不对，再拼错工具名，再遇到不认识的城市：每次都恢复，如实作答")
+def test_rough_ride(learner, world):
+    expect_honest(run_agent(learner, world, "rough"))
+
+
+@check("3.1", points=1, en="a made-up Observation and Final Answer never reach the answer",
+       zh="模型编造的 Observation 和 Final Answer 绝不进入答案")
+def test_made_up_never_reaches_the_answer(learner, world):
+    run = run_agent(learner, world, "made_up_final")
+    expect_answer(run, world.weather[run.scenario.values["hot_city"]])
+    explain(run)  # right answer, but was a made-up line sent back on the way?
+
+
+@check("3.1", points=1, en="a model that never finishes: exactly max_steps requests, then your own message",
+       zh="模型永不结束：恰好 max_steps 次请求，然后返回你自己的提示")
+def test_stops_at_max_steps(learner, world):
+    run = run_agent(learner, world, "endless", 4)
+    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    replies = {reply(e).strip() for e in run.exchanges}
+    ok = isinstance(run.answer, str) and run.answer.strip() and run.answer.strip() not in replies
+    expect(ok, "no_fallback", got=shown(run.answer))

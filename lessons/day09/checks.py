@@ -1,0 +1,309 @@
+"""Day 09 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+A conversation runs through your file's `converse(question, session, *follow_ups)`: the checks
+build your ChatSession in your process (with the grader's get_weather, and sometimes a small
+max_messages), and each request your client sends is answered by the mock model, which reads the
+latest user message to know which turn of the conversation it is in (scenarios.yaml).
+"""
+import ast
+import json
+from pathlib import Path
+
+from validator.checking import Fail, check, expect, learner_object, registry_arg, shown
+
+MODEL = "mock-react-1"
+
+
+# ---------------------------------------------------------------- running a conversation
+
+def run_conversation(learner, world, scenario, questions=None, **options):
+    """Your converse() on a conversation of scenarios.yaml: its first question, then `questions`
+    (default: its follow-ups), through one new ChatSession(tool_impl, **options)."""
+    story = world.scenarios[scenario]
+    follow = [turn.question for turn in story.follow_ups] if questions is None else questions
+    session = learner_object("ChatSession", registry_arg(story.tools), **options)
+    try:
+        run = learner.run_agent("converse", scenario, session, *follow)
+    except Fail:
+        explain_rejection(learner.runs[-1])
+        raise
+    explain_rejection(run)
+    expect(run.exchanges, "no_request")
+    answers = run.answer
+    expect(isinstance(answers, list) and len(answers) == len(follow) + 1, "answers_wrong",
+           count=len(follow) + 1, got=shown(answers))
+    return run
+
+
+def run_agent(learner, world, scenario):
+    """For `validate.py day09 --live`: a whole conversation with a real model."""
+    return run_conversation(learner, world, scenario)
+
+
+def explain_rejection(run):
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if exchange.status == 400:
+            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"],
+                       roles=roles(exchange.request.get("messages")))
+
+
+def roles(messages) -> str:
+    """A messages list as a learner pictures it: system → user → assistant(tool_calls) → tool → …"""
+    if not isinstance(messages, list):
+        return shown(messages)
+    return " → ".join(f"{m.get('role')}(tool_calls)" if isinstance(m, dict) and m.get("tool_calls")
+                      else str(m.get("role")) if isinstance(m, dict) else shown(m) for m in messages)
+
+
+def sent(exchange) -> list:
+    messages = exchange.request.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def text(message) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return "" if content is None else str(content)
+
+
+def turn_requests(run, question: str) -> list:
+    """The requests of the turn whose question is `question`: those whose last user message holds it."""
+    found = []
+    for exchange in run.exchanges:
+        users = [text(m) for m in sent(exchange) if m.get("role") == "user"]
+        if users and question in users[-1]:
+            found.append(exchange)
+    return found
+
+
+def expect_in_answer(answers, index, question, expected):
+    answer = answers[index]
+    expect(isinstance(answer, str) and expected in answer, "answer_missing", question=question,
+           expected=expected, got=shown(answer))
+
+
+# ---------------------------------------------------------------- TODO 1.1 ChatSession.__init__
+
+def first_request(learner, world, scenario):
+    """The first request of a new conversation, even when the conversation fails later on (that
+    is another TODO's failure); Fail when there is none."""
+    try:
+        run = run_conversation(learner, world, scenario, questions=[])
+    except Fail:
+        run = learner.runs[-1] if learner.runs else None
+        if not (run and run.exchanges and run.exchanges[0].status == 200):
+            raise
+    return run.scenario.question, sent(run.exchanges[0])
+
+
+@check("1.1", points=1, en="a new session's first request: the system message and the question, nothing else",
+       zh="新会话的第一个请求：system 消息加问题，别无其他")
+def test_first_request(learner, world):
+    question, messages = first_request(learner, world, "there")
+    expect_no_leak(learner, messages, question)
+    ok = (len(messages) == 2 and messages[0].get("role") == "system" and text(messages[0]).strip()
+          and messages[1].get("role") == "user" and text(messages[1]) == question)
+    expect(ok, "first_request_wrong", got=roles(messages), question=question)
+
+
+@check("1.1", points=1, en="a fresh session does not see the conversation before it",
+       zh="新会话看不到之前那个会话的内容")
+def test_fresh_session(learner, world):
+    try:  # one turn is enough: a history that outlives its session holds this question now
+        run_conversation(learner, world, "there", questions=[])
+    except Fail:
+        pass
+    question, messages = first_request(learner, world, "there_alone")
+    expect_no_leak(learner, messages, question)
+
+
+def expect_no_leak(learner, messages, question):
+    """A new session's first request holds nothing but the system message and its question."""
+    for message in messages:
+        if message.get("role") in ("assistant", "tool") or (message.get("role") == "user"
+                                                             and question not in text(message)):
+            fail_leak(learner, text(message) or roles([message]))
+
+
+def fail_leak(learner, found):
+    """The history outlived its session: say where it is kept, if the source shows it."""
+    tree = source_tree(learner)
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.ClassDef) and node.name == "ChatSession":
+            for item in node.body:  # a list in the class body: one object, shared by every instance
+                value = item.value if isinstance(item, (ast.Assign, ast.AnnAssign)) else None
+                if is_mutable(value):
+                    target = item.targets[0] if isinstance(item, ast.Assign) else item.target
+                    shape = {ast.List: "[...]", ast.Dict: "{...}", ast.Set: "{...}"}.get(type(value), "...()")
+                    raise Fail("leaked_class_attribute", found=found, line=f"{ast.unparse(target)} = {shape}")
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    args = item.args
+                    positional = args.posonlyargs + args.args
+                    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+                    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+                    for arg, default in pairs:
+                        if is_mutable(default) and not isinstance(default, ast.Dict):  # tool_impl={…} is fine
+                            raise Fail("leaked_default", found=found, param=f"{arg.arg}={ast.unparse(default)}")
+    raise Fail("leaked", found=found)
+
+
+def source_tree(learner):
+    try:
+        return ast.parse(Path(learner.submission.path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def is_mutable(node) -> bool:
+    return isinstance(node, (ast.List, ast.Dict, ast.Set)) or (
+        isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("list", "dict", "set", "deque"))
+
+
+# ---------------------------------------------------------------- TODO 2.1 trim_history
+
+def call(call_id, city):
+    return {"id": call_id, "type": "function",
+            "function": {"name": "get_weather", "arguments": json.dumps({"city": city}, ensure_ascii=False)}}
+
+
+def history(world) -> list[dict]:
+    """Three turns as a session keeps them; the second with two calls in one reply."""
+    w = world.weather
+    report = {city: json.dumps({"city": city, **w[city]}, ensure_ascii=False) for city in ("北京", "上海", "广州")}
+    return [
+        {"role": "system", "content": "You are a weather assistant."},
+        {"role": "user", "content": "北京天气怎么样？"},
+        {"role": "assistant", "content": "我查一下北京的天气。", "tool_calls": [call("call_a1", "北京")]},
+        {"role": "tool", "tool_call_id": "call_a1", "content": report["北京"]},
+        {"role": "assistant", "content": f"北京今天{w['北京']['sky']}，{w['北京']['temp_c']}°C。"},
+        {"role": "user", "content": "那上海和广州呢？"},
+        {"role": "assistant", "content": "我同时查上海和广州。",
+         "tool_calls": [call("call_b1", "上海"), call("call_b2", "广州")]},
+        {"role": "tool", "tool_call_id": "call_b1", "content": report["上海"]},
+        {"role": "tool", "tool_call_id": "call_b2", "content": report["广州"]},
+        {"role": "assistant", "content": f"上海 {w['上海']['temp_c']}°C；广州 {w['广州']['temp_c']}°C。"},
+        {"role": "user", "content": "哪个更潮湿？"},
+    ]
+
+
+def trim(learner, messages, max_messages):
+    got = learner.call("trim_history", messages, max_messages)
+    expect(isinstance(got, list) and all(isinstance(m, dict) for m in got), "not_a_list", got=shown(got))
+    return got
+
+
+def expect_trimmed(learner, world, messages, max_messages):
+    """trim_history's result is what a request may carry: system first, at most max_messages, the
+    most recent messages in order, accepted by the API, and no shorter than a cut at a user message."""
+    got = trim(learner, messages, max_messages)
+    params = {"max": max_messages, "got": roles(got), "count": len(got), "total": len(messages)}
+    expect(got and got[0] == messages[0], "trim_no_system", **params)
+    expect(len(got) <= max_messages, "trim_too_long", **params)
+    expect(len(got) == 1 or got[1:] == messages[len(messages) - len(got) + 1:], "trim_not_recent", **params)
+    status, body = world.session("there").handle("POST", "/v1/chat/completions", {"model": MODEL, "messages": got})
+    if status == 400:
+        raise Fail("trim_orphan", message=body["error"]["message"], **params)
+    users = [i for i, m in enumerate(messages) if i and m["role"] == "user" and len(messages) - i <= max_messages - 1]
+    best = 1 + len(messages) - users[0] if users else 1
+    expect(len(got) >= best, "trim_too_short", best=best, **params)
+
+
+@check("2.1", points=1, en="a history that fits comes back whole", zh="放得下的历史原样返回")
+def test_trim_fits(learner, world):
+    messages = history(world)
+    for max_messages in (len(messages), len(messages) + 5):
+        got = trim(learner, messages, max_messages)
+        expect(got == messages, "trim_changed", max=max_messages, count=len(messages), got=roles(got))
+
+
+@check("2.1", points=1, en="too long: the system message, then the most recent messages",
+       zh="太长时：保留 system 消息，再接上最近的消息")
+def test_trim_keeps_system_and_recent(learner, world):
+    expect_trimmed(learner, world, history(world), 7)  # the cut falls on a user message
+
+
+@check("2.1", points=1, en="a cut that falls on a tool result drops it with its call",
+       zh="裁剪点落在工具结果上时，连同它的调用一起去掉")
+def test_trim_no_orphan(learner, world):
+    expect_trimmed(learner, world, history(world), 9)  # the cut falls on the first tool message
+
+
+@check("2.1", points=1, en="two results of one reply: both go, or both stay with their call",
+       zh="同一次回复的两个结果：要么都去掉，要么都和它们的调用一起保留")
+def test_trim_parallel_results(learner, world):
+    messages = history(world)
+    for max_messages in (5, 4):  # the cut falls on the first, then the second, of two tool messages
+        expect_trimmed(learner, world, messages, max_messages)
+
+
+# ---------------------------------------------------------------- TODO 3.1 ChatSession.ask
+
+@check("3.1", points=1, en="one question: the answer holds the tool's weather", zh="一个问题：回答里有工具查到的天气")
+def test_one_question(learner, world):
+    run = run_conversation(learner, world, "there", questions=[])
+    city = run.scenario.values["city"]
+    expect_in_answer(run.answer, 0, run.scenario.question, f"{world.weather[city]['temp_c']}°C")
+
+
+@check("3.1", points=1, en="remembers: \"那里\" is the city of the first question",
+       zh="记得住：“那里”就是第一个问题里的城市")
+def test_remembers(learner, world):
+    run = run_conversation(learner, world, "there")
+    city = run.scenario.values["city"]
+    follow = run.scenario.follow_ups[0]
+    expected = f"{city}现在 {world.weather[city]['temp_c']}°C"
+    if not (isinstance(run.answer[1], str) and expected in run.answer[1]):
+        requests = turn_requests(run, follow.question)
+        if requests and not any(m.get("role") == "user" and run.scenario.question in text(m)
+                                for m in sent(requests[0])):
+            raise Fail("not_remembered", question=follow.question, got=shown(run.answer[1]),
+                       roles=roles(sent(requests[0])))
+    expect_in_answer(run.answer, 1, follow.question, expected)
+
+
+@check("3.1", points=1, en="the next turn's request carries the whole turn before it, answer included",
+       zh="下一轮的请求带着完整的上一轮，包括回答")
+def test_turn_kept_whole(learner, world):
+    run = run_conversation(learner, world, "there")
+    question, follow = run.scenario.question, run.scenario.follow_ups[0].question
+    requests = turn_requests(run, follow)
+    expect(requests, "no_request")
+    messages = sent(requests[0])
+    answer = run.answer[0] if isinstance(run.answer[0], str) else ""
+    if not any(m.get("role") == "user" and question in text(m) for m in messages):
+        raise Fail("turn_not_kept", question=follow, earlier=question, got=roles(messages))
+    if answer and not any(m.get("role") == "assistant" and answer in text(m) for m in messages):
+        raise Fail("answer_not_kept", question=follow, answer=answer)
+    # The calls the model made in the first turn of this conversation, and the turn as the request
+    # carries it: from the last user message that asked it to the follow-up.
+    first_turn = run.exchanges[:next(i for i, e in enumerate(run.exchanges) if e is requests[0])]
+    ids = [c["id"] for e in first_turn if e.status == 200
+           for c in e.response["choices"][0]["message"].get("tool_calls") or []]
+    asked = [i for i, m in enumerate(messages) if m.get("role") == "user" and question in text(m)]
+    turn = messages[asked[-1]:] if asked else []
+    called = [c.get("id") for m in turn if m.get("role") == "assistant"
+              for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+    answered = [m.get("tool_call_id") for m in turn if m.get("role") == "tool"]
+    ok = (len(turn) >= 3 and turn[-1].get("role") == "user" and follow in text(turn[-1])
+          and turn[-2].get("role") == "assistant" and answer in text(turn[-2])
+          and called == ids and sorted(answered) == sorted(ids))
+    expect(ok, "turn_not_kept", question=follow, earlier=question, got=roles(messages))
+
+
+@check("3.1", points=1, en="a long conversation, max_messages=6: every request trimmed, none refused, every answer right",
+       zh="长对话，max_messages=6：每个请求都裁剪过、没有被拒绝、每个回答都对")
+def test_long_conversation(learner, world):
+    run = run_conversation(learner, world, "trip", max_messages=6)
+    for number, exchange in enumerate(run.exchanges, start=1):
+        messages = sent(exchange)
+        expect(len(messages) <= 6, "request_too_long", request=number, count=len(messages), max=6)
+        expect(messages and messages[0].get("role") == "system", "request_no_system", request=number,
+               roles=roles(messages))
+    story, values, w = run.scenario, run.scenario.values, world.weather
+    expect_in_answer(run.answer, 0, story.question, f"{w[values['city']]['temp_c']}°C")
+    follow = story.follow_ups
+    expect_in_answer(run.answer, 1, follow[0].question, f"{values['city']}现在 {w[values['city']]['temp_c']}°C")
+    for city in (values["other"], values["third"]):
+        expect_in_answer(run.answer, 2, follow[1].question, f"{city}现在 {w[city]['temp_c']}°C")
