@@ -386,6 +386,11 @@ class HttpExchange:
     response_headers: dict = field(default_factory=dict)
     network: str | None = None  # "timeout" or "connect": the failure that stood in for an answer
 
+    def continues(self, earlier: "HttpExchange") -> bool:
+        """Whether this request holds the earlier one's messages first (the history was not trimmed)."""
+        mine, theirs = self.request.get("messages"), earlier.request.get("messages")
+        return isinstance(mine, list) and isinstance(theirs, list) and mine[:len(theirs)] == theirs
+
     def texts(self, shown: int) -> tuple[str, str, int]:
         """For the trace: the request's messages from `shown` on, one JSON line each, the response,
         and how many messages the request had (the next round shows only what the loop added)."""

@@ -68,12 +68,14 @@ class DecisionExchange:
         """For the trace: the messages from `shown` on, one JSON line each, and the decision."""
         return _sent(self.messages, shown), json.dumps(self.decision, ensure_ascii=False), len(self.messages)
 
+    def continues(self, earlier: "DecisionExchange") -> bool:
+        """Whether these messages start with the earlier exchange's (nothing trimmed or rebuilt)."""
+        return self.messages[:len(earlier.messages)] == earlier.messages
+
 
 @dataclass
-class JsonExchange:
-    messages: list
-    decision: dict  # what the model meant
-    reply: str  # what it wrote: the decision as JSON text, in `layout`
+class JsonExchange(DecisionExchange):
+    reply: str  # what it wrote: the decision (what it meant) as JSON text, in `layout`
     layout: str  # bare, fence, prose, or broken
 
     def texts(self, shown: int) -> tuple[str, str, int]:

@@ -34,9 +34,10 @@ class Router:
         messages = body.get("messages") if isinstance(body, dict) else None
         messages = messages if isinstance(messages, list) else []
         texts = [str(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
-        for session in self.sessions.values():
-            if any(session.scenario.question in text for text in texts):
-                return session
+        for candidates in (texts[:1], texts):  # the conversation's first question decides, if it can
+            for session in self.sessions.values():
+                if any(session.scenario.question in text for text in candidates):
+                    return session
         question = question_of(messages)
         if question not in self.improvised:
             self.improvised[question] = self.world.protocol.over_http(self.world.improvise(question),

@@ -69,7 +69,7 @@ def isolating() -> bool:
 
 def environment() -> dict[str, str]:
     """All the environment a child gets, jailed or not: nothing of the grader's (API keys, ...)."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": "UTC", "HOME": "/tmp", "TMPDIR": "/tmp",
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 

@@ -138,6 +138,8 @@ def print_runs(console: Console, runs: list, lang: str) -> None:
         block(console, f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")
         shown, previous = 0, ""  # chat messages already printed / the text prompt before
         for number, exchange in enumerate(run.exchanges, start=1):
+            if shown and not exchange.continues(run.exchanges[number - 2]):
+                shown = 0  # the history was trimmed or rebuilt: show the whole request
             sent, received, total = exchange.texts(shown)
             full = sent
             if shown:
