@@ -72,7 +72,7 @@ def test_in_a_terminal_h_shows_hints_and_q_quits(tmp_path):
         screen = wait_for(session, "score: 0/")
         assert "TODO 1.2" in screen and "not implemented yet" in screen and "h: a hint" in screen
         subprocess.run(["tmux", "send-keys", "-t", session, "h"], check=True)
-        wait_for(session, "• Return one line per tool")
+        wait_for(session, "• The model only knows the tools")
         (tmp_path / "day06.py").write_text(TEMPLATE.read_text(encoding="utf-8").replace(TODO, DONE),
                                            encoding="utf-8")
         screen = wait_for(session, "score: 2/")
