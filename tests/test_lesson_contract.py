@@ -88,3 +88,15 @@ def test_checks_import_only_the_authoring_api(path):
         top = module.split(".")[0]
         assert module == "validator.checking" or top not in ("validator", "mock_llm"), (
             f"{path.parent.name}/checks.py imports {module}")
+
+
+LESSON_NAMES = sorted(p.parent.name for p in (ROOT / "lessons").glob("*/lesson.yaml"))
+
+
+@pytest.mark.parametrize("readme", ["README.md", "README.zh.md"])
+@pytest.mark.parametrize("name", LESSON_NAMES)
+def test_each_lesson_text_links_to_the_one_before_and_after(name, readme):
+    text = (ROOT / "lessons" / name / readme).read_text(encoding="utf-8")
+    position = LESSON_NAMES.index(name)
+    for neighbour in LESSON_NAMES[max(0, position - 1):position] + LESSON_NAMES[position + 1:position + 2]:
+        assert f"](../{neighbour}/{readme})" in text, f"{name}/{readme} does not link to {neighbour}"
