@@ -1,0 +1,452 @@
+"""Day 10 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process, where `client` is an openai client whose requests the
+grader answers with the mock Chat Completions API, keeping every request and response: each step's
+tokens are compared with the `usage` the mock really reported. Prices and quotes come from `world`,
+so with another seed every expected value changes.
+
+The budget rule these checks hold you to (README, "The budget rule"): before each request, its
+prompt tokens (count_tokens) plus the tokens already spent plus the reply reserve must be at most
+the limit; otherwise the run stops, cleanly, without sending it.
+"""
+import json
+import math
+
+from validator.checking import Fail, Record, check, completion_arg, expect, learner_object, registry_arg, shown
+
+MODEL = "mock-react-1"
+QUOTE_TOOL = {"type": "function", "function": {
+    "name": "get_quote", "description": "Latest quote of a stock.",
+    "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}}, "required": ["ticker"]}}}
+BIG = 10**9  # a budget nothing reaches
+RESERVE = 100  # the reply reserve the checks give their budgets
+
+
+def same(got, expected) -> bool:
+    return isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(
+        got, expected, rel_tol=1e-9, abs_tol=1e-15)
+
+
+def price_arg(price: dict) -> dict:
+    return learner_object("Price", price["input_per_1m"], price["output_per_1m"])
+
+
+def prices_arg(world) -> dict:
+    """The seed's price table as your own {model: Price} dict, built in your process."""
+    return {model: price_arg(price) for model, price in world.prices.items()}
+
+
+def budget_arg(limit: int, reserve: int = RESERVE) -> dict:
+    return learner_object("Budget", limit, reserve)
+
+
+def price_shown(price: dict) -> str:
+    return f"Price(input_per_1m={price['input_per_1m']}, output_per_1m={price['output_per_1m']})"
+
+
+def cost(prompt: int, completion: int, price: dict) -> float:
+    return (prompt * price["input_per_1m"] + completion * price["output_per_1m"]) / 1_000_000
+
+
+def said(value) -> str:
+    """A value as a message shows it: a str in quotes, anything else as the learner would write it."""
+    return repr(value) if isinstance(value, str) else shown(value)
+
+
+def is_record(value, kind: str) -> bool:
+    return isinstance(value, Record) and value.type == kind
+
+
+# ---------------------------------------------------------------- TODO 1.1 load_prices
+
+def expect_prices(got, expected: dict, key: str, **params):
+    expect(isinstance(got, dict), "not_a_dict", func="load_prices", got=shown(got))
+    ok = set(got) == set(expected) and all(
+        is_record(got[m], "Price") and same(got[m].input_per_1m, p["input_per_1m"])
+        and same(got[m].output_per_1m, p["output_per_1m"]) for m, p in expected.items())
+    expect(ok, key, got=shown(got), expected="{" + ", ".join(f"{m!r}: {price_shown(p)}" for m, p in
+                                                            expected.items()) + "}", **params)
+
+
+@check("1.1", points=1, en="every model of the price file, with its two prices",
+       zh="价格文件里的每个模型，连同它的两个价格")
+def test_reads_the_price_file(learner, world):
+    got = learner.call("load_prices", world.price_file)
+    expect_prices(got, world.prices, "prices_wrong")
+
+
+@check("1.1", points=1, en="the prices of the text it is given, not numbers in the code",
+       zh="读的是传入文本里的价格，而不是写在代码里的数字")
+def test_reads_the_text_given(learner, world):
+    model = "mock-react-xl"
+    price = {"input_per_1m": round(3.25 + world.seed % 7, 2), "output_per_1m": round(13.0 + world.seed % 5, 2)}
+    text = ("# one model only\nmodels:\n"
+            f"  {model}:\n    input_per_1m: {price['input_per_1m']}\n    output_per_1m: {price['output_per_1m']}\n")
+    got = learner.call("load_prices", text)
+    expect_prices(got, {model: price}, "price_file_ignored")
+
+
+# ---------------------------------------------------------------- TODO 1.2 cost_of
+
+def expect_cost(learner, prompt: int, completion: int, price: dict):
+    got = learner.call("cost_of", prompt, completion, price_arg(price))
+    expected = cost(prompt, completion, price)
+    params = dict(prompt=prompt, completion=completion, price=price_shown(price), got=shown(got))
+    if same(got, expected):
+        return
+    if same(got, expected * 1000):
+        raise Fail("cost_per_1k", **params)
+    if same(got, (prompt * price["output_per_1m"] + completion * price["input_per_1m"]) / 1_000_000):
+        raise Fail("cost_swapped", **params)
+    if same(got, (prompt + completion) * price["input_per_1m"] / 1_000_000):
+        raise Fail("cost_one_price", total=prompt + completion, **params)
+    if isinstance(got, (int, float)) and any(same(got, round(expected, digits)) for digits in range(0, 9)):
+        raise Fail("cost_rounded", expected=repr(expected), **params)
+    raise Fail("cost_wrong", expected=repr(expected), input=price["input_per_1m"],
+               output=price["output_per_1m"], **params)
+
+
+@check("1.2", points=1, en="prompt tokens at the input price, completion tokens at the output price, per 1M",
+       zh="prompt token 按输入价、completion token 按输出价计，价格以每百万 token 计")
+def test_cost_of_one_request(learner, world):
+    expect_cost(learner, 172 + world.seed % 40, 41 + world.seed % 9, world.prices[MODEL])
+
+
+@check("1.2", points=1, en="exact for a long run on a dear model, not rounded",
+       zh="对昂贵模型上的长运行也精确，不做舍入")
+def test_cost_is_exact(learner, world):
+    expect_cost(learner, 1_234_567, 89_013 + world.seed, world.prices["mock-react-large"])
+
+
+# ---------------------------------------------------------------- TODO 2.1 record_step
+
+def mock_response(world, scenario: str, model: str) -> dict:
+    """A real response of the mock (with its usage), as if `model` had answered."""
+    session = world.session(scenario)
+    return session.complete({"model": model, "tools": [QUOTE_TOOL], "messages": [
+        {"role": "system", "content": "You are a research assistant."},
+        {"role": "user", "content": world.scenarios[scenario].question}]})
+
+
+def expected_step(step: int, response: dict, price: dict) -> dict:
+    usage = response["usage"]
+    return {"step": step, "model": response["model"], "prompt_tokens": usage["prompt_tokens"],
+            "completion_tokens": usage["completion_tokens"], "total_tokens": usage["total_tokens"],
+            "cost": cost(usage["prompt_tokens"], usage["completion_tokens"], price)}
+
+
+def step_matches(got, expected: dict) -> bool:
+    return is_record(got, "StepUsage") and all(
+        same(got.fields.get(k), v) if k == "cost" else got.fields.get(k) == v for k, v in expected.items())
+
+
+def step_shown(fields: dict) -> str:
+    return "StepUsage(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
+
+
+def record(learner, world, step: int, model: str):
+    response = mock_response(world, "one_quote", model)
+    got = learner.call("record_step", step, completion_arg(response), prices_arg(world))
+    expect(is_record(got, "StepUsage"), "not_a_step", got=shown(got))
+    return response, got
+
+
+@check("2.1", points=1, en="the usage of the response, exactly as the API reported it, and its cost",
+       zh="响应的 usage，与 API 报告的完全一致，外加费用")
+def test_records_the_usage(learner, world):
+    response, got = record(learner, world, 3, MODEL)
+    expected = expected_step(3, response, world.prices[MODEL])
+    expect(step_matches(got, expected), "step_wrong", step=3, usage=json.dumps(response["usage"]),
+           model=MODEL, got=shown(got), expected=step_shown(expected))
+
+
+@check("2.1", points=1, en="priced by the model that answered (response.model)",
+       zh="按实际作答的模型（response.model）计价")
+def test_priced_by_the_model_that_answered(learner, world):
+    model = "mock-react-large"
+    response, got = record(learner, world, 1, model)
+    expected = expected_step(1, response, world.prices[model])
+    if not step_matches(got, expected):
+        usage = response["usage"]
+        for other, price in world.prices.items():
+            if other != model and same(got.fields.get("cost"), cost(usage["prompt_tokens"], usage["completion_tokens"], price)):
+                raise Fail("step_other_price", model=model, other=other, got=shown(got.fields.get("cost")))
+        raise Fail("step_wrong", step=1, usage=json.dumps(response["usage"]), model=model, got=shown(got),
+                   expected=step_shown(expected))
+
+
+@check("2.1", points=1, en="a dated snapshot (mock-react-large-2026-01-01) is priced as its model",
+       zh="带日期的快照（mock-react-large-2026-01-01）按它所属的模型计价")
+def test_dated_snapshot(learner, world):
+    model = "mock-react-large-2026-01-01"  # asked for mock-react-large, answered by this snapshot
+    try:
+        response, got = record(learner, world, 2, model)
+    except Fail as failure:
+        if failure.key != "crashed":
+            raise
+        raise Fail("step_snapshot_raised", model=model, base="mock-react-large",
+                   type=failure.params.get("type", ""), message=failure.params.get("message", "")) from None
+    expected = expected_step(2, response, world.prices["mock-react-large"])
+    expect(step_matches(got, expected), "step_snapshot", model=model, base="mock-react-large", got=shown(got),
+           expected=step_shown(expected))
+
+
+@check("2.1", points=1, en="a model with no price is an error, not a free request",
+       zh="价格表里没有的模型是错误，而不是免费请求")
+def test_unknown_model_is_an_error(learner, world):
+    model = "mock-react-preview"
+    response = mock_response(world, "one_quote", model)
+    try:
+        got = learner.call("record_step", 1, completion_arg(response), prices_arg(world))
+    except Fail as failure:
+        if failure.key == "crashed":
+            return  # an exception: the unknown price is said, not guessed
+        raise
+    raise Fail("unknown_model_priced", model=model, got=shown(got))
+
+
+# ---------------------------------------------------------------- TODO 3.1 fits
+
+def expect_fits(learner, spent: int, prompt: int, limit: int, reserve: int, key: str):
+    got = learner.call("fits", spent, prompt, budget_arg(limit, reserve))
+    expect(isinstance(got, bool), "not_a_bool", func="fits", got=shown(got))
+    needed = spent + prompt + reserve
+    expect(got == (needed <= limit), key, spent=spent, prompt=prompt, limit=limit, reserve=reserve,
+           needed=needed, without=spent + prompt, got=got)
+
+
+@check("3.1", points=1, en="a request that uses the budget to its last token fits",
+       zh="恰好用到预算最后一个 token 的请求也放得下")
+def test_fits_exactly(learner, world):
+    spent, prompt = 2_000 + world.seed, 473
+    expect_fits(learner, spent, prompt, spent + prompt + RESERVE, RESERVE, "fits_at_limit")
+    expect_fits(learner, 0, 172, 10_000, RESERVE, "fits_at_limit")
+
+
+@check("3.1", points=1, en="one token over the limit does not fit", zh="超出上限一个 token 就放不下")
+def test_one_token_over(learner, world):
+    spent, prompt = 2_000 + world.seed, 473
+    expect_fits(learner, spent, prompt, spent + prompt + RESERVE - 1, RESERVE, "fits_over")
+
+
+@check("3.1", points=1, en="the reply reserve counts: the reply has to fit too",
+       zh="回复预留也要算上：回复也得放得下")
+def test_reserve_counts(learner, world):
+    spent, prompt = 1_500 + world.seed, 380
+    expect_fits(learner, spent, prompt, spent + prompt + 60, 150, "fits_reserve")
+
+
+# ---------------------------------------------------------------- TODO 4.1 run_agent
+
+def run_agent(learner, world, scenario, budget=None, max_iter=None):
+    """Your run_agent on a task of scenarios.yaml, with the seed's prices; for --live too (the real
+    model then gets mock-react-1's made-up price, under the name it was asked for)."""
+    prices = prices_arg(world)
+    if learner.live_model is not None:
+        prices[learner.live_model.model] = price_arg(world.prices[MODEL])
+    args = [registry_arg(world.scenarios[scenario].tools), prices, budget or budget_arg(BIG)]
+    if max_iter is not None:
+        args.append(max_iter)
+    try:
+        run = learner.run_agent("run_agent", scenario, *args)
+    except Fail as failure:
+        explain_rejection(learner.runs[-1])
+        if failure.key == "crashed" and budget is not None:
+            raise Fail("budget_raised", type=failure.params.get("type", ""),
+                       message=failure.params.get("message", "")) from None
+        raise
+    explain_rejection(run)
+    expect(is_record(run.answer, "RunReport"), "not_a_report", got=shown(run.answer))
+    if learner.live_model is not None:  # --live shows the answer: the report's, with its bill
+        report, found = run.answer, usages(run)
+        run.answer = (f"{report.answer}  [stopped: {report.stopped}; {len(found)} request(s), "
+                      f"{sum(u['total_tokens'] for u in found)} tokens]")
+    return run
+
+
+def explain_rejection(run):
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if exchange.status == 400:
+            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
+
+
+def usages(run) -> list[dict]:
+    return [e.response["usage"] for e in run.exchanges if e.status == 200]
+
+
+def expect_steps(run, world):
+    """One StepUsage per request sent, each with the mock's usage and its cost."""
+    steps = run.answer.steps
+    expect(isinstance(steps, list) and len(steps) == len(run.exchanges), "steps_count",
+           got=len(steps) if isinstance(steps, list) else shown(steps), sent=len(run.exchanges))
+    for index, (step, exchange) in enumerate(zip(steps, run.exchanges)):
+        response = exchange.response
+        expected = expected_step(index + 1, response, world.prices[response["model"]])
+        expect(step_matches(step, expected), "run_step_wrong", index=index, request=index + 1,
+               usage=json.dumps(response["usage"]), got=shown(step), expected=step_shown(expected))
+
+
+def expect_within_budget(run, limit: int, reserve: int):
+    """Every request sent fitted: what was spent before it + its prompt + the reserve <= limit."""
+    spent = 0
+    for number, usage in enumerate(usages(run), start=1):
+        needed = spent + usage["prompt_tokens"] + reserve
+        expect(needed <= limit, "sent_over_budget", request=number, spent=spent, prompt=usage["prompt_tokens"],
+               reserve=reserve, needed=needed, limit=limit)
+        spent += usage["total_tokens"]
+
+
+def expect_budget_stop(run):
+    report = run.answer
+    expect(report.stopped == "budget", "stopped_wrong", got=said(report.stopped), expected="budget")
+    remarks = {str(e.response["choices"][0]["message"].get("content") or "").strip()
+               for e in run.exchanges if e.status == 200}
+    expect(isinstance(report.answer, str) and report.answer.strip() and report.answer.strip() not in remarks,
+           "budget_answer_wrong", got=shown(report.answer))
+
+
+@check("4.1", points=1, en="one step per request, with the mock's usage exactly and its cost",
+       zh="每个请求一步，usage 与 mock 完全一致，并算出费用")
+def test_records_every_step(learner, world):
+    run = run_agent(learner, world, "tour")
+    expect(run.exchanges, "no_request")
+    expect_steps(run, world)
+    report = run.answer
+    final = run.exchanges[-1].response["choices"][0]["message"]
+    expect(not final.get("tool_calls") and report.answer == final.get("content"), "answer_wrong",
+           expected=final.get("content"), got=shown(report.answer))
+    expect(report.stopped == "answer", "stopped_wrong", got=said(report.stopped), expected="answer")
+
+
+def tour_numbers(learner, world) -> tuple[list[int], list[int]]:
+    """prompt_tokens and total_tokens of each request of your agent's tour, without a budget."""
+    run = run_agent(learner, world, "tour")
+    found = usages(run)
+    expect(len(found) >= 3, "wrong_request_count", expected=4, got=len(found))
+    return [u["prompt_tokens"] for u in found], [u["total_tokens"] for u in found]
+
+
+@check("4.1", points=2, en="a request that would pass the budget is never sent: the run stops cleanly before it",
+       zh="会超出预算的请求绝不发送：运行在它之前干净地停下")
+def test_stops_before_the_budget(learner, world):
+    prompts, totals = tour_numbers(learner, world)
+    limit = totals[0] + totals[1] + prompts[2] + RESERVE - 1  # request 3 misses by one token
+    run = run_agent(learner, world, "tour", budget_arg(limit))
+    expect_within_budget(run, limit, RESERVE)
+    expect(len(run.exchanges) == 2, "wrong_request_count", expected=2, got=len(run.exchanges))
+    expect_budget_stop(run)
+    expect_steps(run, world)
+
+
+@check("4.1", points=1, en="a request that fits to the last token is sent",
+       zh="恰好放得下的请求照常发送")
+def test_sends_what_fits(learner, world):
+    prompts, totals = tour_numbers(learner, world)
+    spent = totals[0] + totals[1]
+    limit = spent + prompts[2] + RESERVE  # request 3 fits exactly
+    run = run_agent(learner, world, "tour", budget_arg(limit))
+    if len(run.exchanges) < 3:
+        raise Fail("stopped_too_early", sent=len(run.exchanges), request=3, spent=spent, prompt=prompts[2],
+                   reserve=RESERVE, limit=limit)
+
+
+@check("4.1", points=1, en="a model that never stops: the budget ends the run, and is never exceeded",
+       zh="模型永不停止：预算结束运行，且从未超出")
+def test_budget_ends_an_endless_run(learner, world):
+    limit = 2_500
+    run = run_agent(learner, world, "endless", budget_arg(limit), 20)
+    expect_within_budget(run, limit, RESERVE)
+    spent = sum(u["total_tokens"] for u in usages(run))
+    expect(spent <= limit, "over_budget", spent=spent, limit=limit)
+    expect_budget_stop(run)
+
+
+@check("4.1", points=1, en="a first request that does not fit: nothing is sent",
+       zh="第一个请求就放不下：什么都不发送")
+def test_nothing_fits(learner, world):
+    run = run_agent(learner, world, "one_quote", budget_arg(150))
+    expect_within_budget(run, 150, RESERVE)
+    expect(not run.exchanges, "wrong_request_count", expected=0, got=len(run.exchanges))
+    expect_budget_stop(run)
+    expect(run.answer.steps == [], "steps_count", got=shown(run.answer.steps), sent=0)
+
+
+@check("4.1", points=1, en="max_iter still ends the run: stopped is \"max_iter\"",
+       zh="max_iter 依然结束运行：stopped 为 \"max_iter\"")
+def test_max_iter_still_stops(learner, world):
+    run = run_agent(learner, world, "endless", budget_arg(BIG), 3)
+    expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
+    expect(run.answer.stopped == "max_iter", "stopped_wrong", got=said(run.answer.stopped), expected="max_iter")
+
+
+# ---------------------------------------------------------------- TODO 5.1 summarize
+
+def reference_usages(world, scenario: str) -> list[dict]:
+    """The usage of each request of a correct agent on a scenario: the check plays the agent itself."""
+    session = world.session(scenario)
+    messages = [{"role": "system", "content": "You are a research assistant."},
+                {"role": "user", "content": world.scenarios[scenario].question}]
+    found = []
+    for _ in range(10):
+        response = session.complete({"model": MODEL, "messages": messages, "tools": [QUOTE_TOOL]})
+        found.append(response["usage"])
+        message = response["choices"][0]["message"]
+        if not message.get("tool_calls"):
+            break
+        messages.append({k: v for k, v in message.items() if v is not None})
+        for call in message["tool_calls"]:
+            output = world.tools[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(output)})
+    return found
+
+
+def steps_for(world, found: list[dict]) -> list[dict]:
+    price = world.prices[MODEL]
+    return [{"step": n, "model": MODEL, **u, "cost": cost(u["prompt_tokens"], u["completion_tokens"], price)}
+            for n, u in enumerate(found, start=1)]
+
+
+def summarize(learner, steps: list[dict]):
+    got = learner.call("summarize", [learner_object("StepUsage", **s) for s in steps])
+    expect(is_record(got, "RunSummary"), "not_a_summary", got=shown(got))
+    return got
+
+
+def expect_totals(got, steps: list[dict]):
+    for name in ("requests", "prompt_tokens", "completion_tokens", "total_tokens", "cost"):
+        expected = len(steps) if name == "requests" else sum(s[name] for s in steps)
+        value = got.fields.get(name)
+        if same(value, expected) and (name == "cost" or value == expected):
+            continue
+        if len(steps) > 1 and name != "requests" and same(value, steps[-1][name]):
+            raise Fail("summary_last_step", field=name, got=shown(value))
+        raise Fail("summary_wrong", field=name, got=shown(value), expected=repr(expected))
+
+
+@check("5.1", points=1, en="the run's totals: requests, tokens of each kind, cost",
+       zh="整次运行的合计：请求数、各类 token、费用")
+def test_summary_totals(learner, world):
+    steps = steps_for(world, reference_usages(world, "tour"))
+    expect_totals(summarize(learner, steps), steps)
+
+
+@check("5.1", points=1, en="the snowball: how much each prompt grew over the one before",
+       zh="滚雪球：每个 prompt 比上一个多了多少")
+def test_summary_growth(learner, world):
+    steps = steps_for(world, reference_usages(world, "tour"))
+    prompts = [s["prompt_tokens"] for s in steps]
+    expected = [after - before for before, after in zip(prompts, prompts[1:])]
+    got = summarize(learner, steps).fields.get("growth")
+    expect(got == expected, "growth_wrong", prompts=prompts, expected=expected, got=shown(got))
+
+
+@check("5.1", points=1, en="a run of one request, and a run of none", zh="只有一个请求的运行，以及一个请求都没有的运行")
+def test_summary_short_runs(learner, world):
+    one = steps_for(world, reference_usages(world, "no_tool"))
+    got = summarize(learner, one)
+    expect_totals(got, one)
+    expect(got.fields.get("growth") == [], "growth_wrong", prompts=[one[0]["prompt_tokens"]], expected=[],
+           got=shown(got.fields.get("growth")))
+    got = summarize(learner, [])
+    expect_totals(got, [])
+    expect(got.fields.get("growth") == [], "growth_wrong", prompts=[], expected=[], got=shown(got.fields.get("growth")))

@@ -1,0 +1,420 @@
+"""Day 11 checks: plain pytest tests, one behaviour each, listed in the report in this order.
+
+Your functions run in a separate process; the tools they call run in the grader, each in a thread
+of its own, so calls your code makes at the same time run at the same time. Every tool waits 0.15
+to 0.6 s before it answers, and the grader's timeline (world.timeline, lessons/day11/tools.py)
+notes when each call starts and ends. "Side by side" is checked on that timeline: how many calls
+were running at the same moment. No round is timed, so a busy machine changes nothing.
+
+Numbers come from `world`, so with another seed every expected value changes.
+"""
+import json
+
+from validator.checking import Fail, ToolBox, check, expect, learner_object, registry_arg, shown
+
+TOOLS = ["get_quote", "get_fundamentals", "get_news"]
+SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
+OUTAGE = ["AAPL", "NVDA", "MSFT", "META", "GOOG"]  # META's news service is down
+DOWN = "META"
+MAX_PE, MIN_GROWTH = 40.0, 10.0
+AT_ONCE = 5  # of ten calls, at least this many must be running at the same moment: two waits at most
+
+
+def tool_schema(name: str) -> dict:
+    return {"type": "function", "function": {"name": name, "description": name, "parameters": {
+        "type": "object", "properties": {"ticker": {"type": "string"}}, "required": ["ticker"]}}}
+
+
+def request_arg(call_id: str, name: str, arguments: str) -> dict:
+    return learner_object("ToolRequest", call_id, name, arguments)
+
+
+def expected_result(world, name: str, ticker: str) -> dict:
+    """What the grader's tool returns for one call (without running it, so without its wait)."""
+    table = {"get_quote": world.quotes, "get_fundamentals": world.fundamentals, "get_news": world.news}[name]
+    return dict(table[ticker]) if ticker in table else {"error": f"unknown ticker: {ticker}"}
+
+
+def content_of(message) -> object:
+    """A tool message's content, parsed from JSON (None when it is no JSON text)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    try:
+        return json.loads(content) if isinstance(content, str) else None
+    except ValueError:
+        return None
+
+
+def said(value) -> str:
+    return repr(value) if isinstance(value, str) else shown(value)
+
+
+def expect_side_by_side(world, mark: float, count: int):
+    """The calls made since `mark` overlapped: at least AT_ONCE were running at the same moment."""
+    spans = world.timeline.since(mark)
+    peak = world.timeline.peak(spans)
+    if peak >= min(AT_ONCE, count):
+        return
+    serial = round(sum(span[-1] for span in spans), 1)  # the waits as set, not as measured: same every run
+    if peak <= 1:
+        raise Fail("one_after_another", count=len(spans), serial=serial)
+    raise Fail("too_few_at_once", count=len(spans), peak=peak, needed=AT_ONCE)
+
+
+# ---------------------------------------------------------------- TODO 1.1 execute_tool
+
+def run_execute_tool(learner, world, call_id: str, name: str, arguments: str):
+    toolbox = ToolBox(world)
+    message = learner.call("execute_tool", registry_arg(TOOLS), request_arg(call_id, name, arguments),
+                           tools=toolbox)
+    expect(isinstance(message, dict) and message.get("role") == "tool", "not_a_tool_message", got=shown(message))
+    expect(message.get("tool_call_id") == call_id, "message_id_wrong", call_id=call_id, got=shown(message))
+    expect(isinstance(message.get("content"), str), "content_not_text", got=shown(message.get("content")))
+    content = content_of(message)
+    expect(content is not None, "content_not_json", got=message["content"])
+    return content, toolbox.calls
+
+
+@check("1.1", points=1, en="the tool message: the call's own id, the result as JSON text",
+       zh="tool 消息：带着这个调用自己的 id，结果是 JSON 文本")
+def test_runs_the_call(learner, world):
+    content, calls = run_execute_tool(learner, world, "call_fund_msft", "get_fundamentals", '{"ticker": "MSFT"}')
+    expect(calls, "tool_impl_unused")
+    expected = expected_result(world, "get_fundamentals", "MSFT")
+    expect(content == expected, "result_wrong", name="get_fundamentals", arguments='{"ticker": "MSFT"}',
+           got=shown(content), expected=expected)
+
+
+@check("1.1", points=1, en="an error result of the tool passes on unchanged",
+       zh="工具返回的错误结果原样传回")
+def test_error_result_unchanged(learner, world):
+    content, _ = run_execute_tool(learner, world, "call_quote_tsla", "get_quote", '{"ticker": "TSLA"}')
+    expected = {"error": "unknown ticker: TSLA"}
+    reworded = isinstance(content, dict) and set(content) == {"error"} and expected["error"] in str(content["error"])
+    expect(content == expected or reworded, "result_wrong", name="get_quote", arguments='{"ticker": "TSLA"}',
+           got=shown(content), expected=expected)
+
+
+@check("1.1", points=1, en="a tool that raises: an error result under the same id, nothing raised",
+       zh="工具抛异常：同一个 id 下返回错误结果，不往外抛")
+def test_tool_that_raises(learner, world):
+    content, _ = run_execute_tool(learner, world, "call_news_meta", "get_news", '{"ticker": "META"}')
+    expect(isinstance(content, dict) and "HTTP 504" in str(content.get("error", "")), "error_expected",
+           name="get_news", arguments='{"ticker": "META"}', got=shown(content),
+           expected='{"error": "get_news failed: the news service timed out (HTTP 504)"}')
+
+
+@check("1.1", points=1, en="an unknown tool, or arguments that are not JSON: an error result",
+       zh="未知工具，或参数不是合法 JSON：返回错误结果")
+def test_unknown_tool_and_bad_json(learner, world):
+    content, _ = run_execute_tool(learner, world, "call_rating", "get_rating", '{"ticker": "MSFT"}')
+    expect(isinstance(content, dict) and "get_rating" in str(content.get("error", "")), "error_expected",
+           name="get_rating", arguments='{"ticker": "MSFT"}', got=shown(content),
+           expected='{"error": "unknown tool: get_rating"}')
+    content, calls = run_execute_tool(learner, world, "call_bad", "get_news", '{"ticker": MSFT')
+    for call in calls:
+        raise Fail("bad_json_tool_ran", given=shown(call.input))
+    expect(isinstance(content, dict) and "error" in content, "error_expected", name="get_news",
+           arguments='{"ticker": MSFT', got=shown(content), expected='{"error": "arguments are not valid JSON: …"}')
+
+
+# ---------------------------------------------------------------- TODO 2.1 run_calls
+
+def mock_calls(world, scenario: str) -> list[dict]:
+    """The tool calls of the mock's first response on a scenario: its ids, in its (shuffled) order."""
+    response = world.session(scenario).complete({"model": "mock-react-1", "tools": [tool_schema(t) for t in TOOLS],
+                                                 "messages": [{"role": "user", "content": world.scenarios[scenario].question}]})
+    return response["choices"][0]["message"]["tool_calls"]
+
+
+def sunk(failure: Fail, func: str) -> Fail:
+    """A call of the learner's that raised because one tool call failed: the round sank with it."""
+    if failure.key != "crashed" or "HTTP 504" not in str(failure.params.get("message", "")):
+        return failure
+    return Fail("round_sunk", func=func, type=failure.params.get("type", ""), message=failure.params.get("message", ""))
+
+
+def run_calls(learner, world, calls: list[dict]):
+    """Your run_calls on these calls; (the messages, when the calls started and ended)."""
+    mark = world.timeline.mark()
+    try:
+        messages = learner.call("run_calls", registry_arg(TOOLS), [
+            request_arg(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls])
+    except Fail as failure:
+        raise sunk(failure, "run_calls") from None
+    expect(isinstance(messages, list), "not_a_list", func="run_calls", got=shown(messages))
+    return messages, mark
+
+
+def expect_answered(world, calls: list[dict], messages: list, down: str | None = None):
+    """One message per call, under the call's id, holding that call's own result."""
+    by_id: dict = {}
+    for message in messages:
+        expect(isinstance(message, dict) and message.get("role") == "tool", "not_a_tool_message", got=shown(message))
+        by_id.setdefault(message.get("tool_call_id"), []).append(message)
+    for call in calls:
+        name, ticker = call["function"]["name"], json.loads(call["function"]["arguments"])["ticker"]
+        found = by_id.get(call["id"], [])
+        expect(found, "call_unanswered", call_id=call["id"], name=name, ticker=ticker, count=len(calls),
+               answered=len([c for c in calls if c["id"] in by_id]))
+        expect(len(found) == 1, "call_answered_twice", call_id=call["id"], name=name, ticker=ticker, times=len(found))
+        content = content_of(found[0])
+        if name == "get_news" and ticker == down:
+            expect(isinstance(content, dict) and "HTTP 504" in str(content.get("error", "")), "failure_lost",
+                   call_id=call["id"], ticker=ticker, got=shown(found[0].get("content")))
+            continue
+        expected = expected_result(world, name, ticker)
+        if content != expected:
+            raise Fail("wrong_pairing", call_id=call["id"], name=name, ticker=ticker,
+                       got=shown(found[0].get("content")), owner=owner_of(world, content))
+    extra = sorted(str(k) for k in set(by_id) - {c["id"] for c in calls})
+    expect(not extra, "unknown_ids", ids=", ".join(extra))
+
+
+def owner_of(world, content) -> str:
+    """Which call's result a misplaced content is: "get_news(AAPL)", or "?"."""
+    for name, table in (("get_fundamentals", world.fundamentals), ("get_news", world.news), ("get_quote", world.quotes)):
+        for ticker, row in table.items():
+            if content == row:
+                return f"{name}({ticker})"
+    return "?"
+
+
+@check("2.1", points=2, en="ten calls run side by side, not one after another",
+       zh="十个调用并排同时运行，而不是一个接一个")
+def test_ten_calls_at_once(learner, world):
+    calls = mock_calls(world, "screen")
+    messages, mark = run_calls(learner, world, calls)
+    expect_side_by_side(world, mark, len(calls))
+
+
+@check("2.1", points=1, en="each message carries its own call's id and result, whatever order they end in",
+       zh="每条消息都带着它自己那个调用的 id 和结果，不管调用以什么顺序结束")
+def test_each_result_under_its_id(learner, world):
+    calls = mock_calls(world, "screen")
+    messages, _ = run_calls(learner, world, calls)
+    expect_answered(world, calls, messages)
+
+
+@check("2.1", points=1, en="a call that fails gets its error; the nine others still get their results",
+       zh="失败的调用得到它的错误；其余九个照样得到结果")
+def test_failure_stays_in_its_call(learner, world):
+    calls = mock_calls(world, "outage")
+    messages, _ = run_calls(learner, world, calls)
+    expect_answered(world, calls, messages, down=DOWN)
+
+
+@check("2.1", points=1, en="no calls: an empty list", zh="没有调用：返回空列表")
+def test_no_calls(learner, world):
+    messages, _ = run_calls(learner, world, [])
+    expect(messages == [], "not_empty", got=shown(messages))
+
+
+# ---------------------------------------------------------------- TODO 3.1 run_agent
+
+def run_agent(learner, world, scenario, *max_iter):
+    """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure."""
+    try:
+        run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools), *max_iter)
+    except Fail:
+        explain_rejection(learner.runs[-1])
+        raise
+    explain_rejection(run)
+    return run
+
+
+def explain_rejection(run):
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if exchange.status == 400:
+            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
+
+
+def agent_round(learner, world, scenario: str, down: str | None = None):
+    """Run the agent; check the ten calls of its first response were all answered, each by id."""
+    mark = world.timeline.mark()
+    try:
+        run = run_agent(learner, world, scenario)
+    except Fail as failure:
+        raise sunk(failure, "run_agent") from None
+    expect(run.exchanges, "no_request")
+    asked = run.exchanges[0].response["choices"][0]["message"].get("tool_calls") or []
+    expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
+    sent = [m for m in run.exchanges[1].request.get("messages", []) if isinstance(m, dict) and m.get("role") == "tool"]
+    expect_answered(world, asked, sent, down=down)
+    return run, mark
+
+
+def expect_answer(run, *expected):
+    for text in expected:
+        expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
+               got=said(run.answer))
+
+
+def figures(world, ticker: str) -> str:
+    row = world.fundamentals[ticker]
+    return f"{ticker}: P/E {row['pe']}, revenue growth {row['revenue_growth_pct']}%"
+
+
+@check("3.1", points=1, en="ten calls in one response: every one answered under its own id",
+       zh="一次响应里十个调用：每一个都在它自己的 id 下得到回答")
+def test_ten_calls_answered(learner, world):
+    run, _ = agent_round(learner, world, "screen")
+    expect_answer(run, *(figures(world, t) for t in SCREEN))
+
+
+@check("3.1", points=2, en="the agent runs the ten calls side by side", zh="Agent 把十个调用并排同时运行")
+def test_agent_runs_them_at_once(learner, world):
+    run, mark = agent_round(learner, world, "screen")
+    expect_side_by_side(world, mark, 10)
+
+
+@check("3.1", points=1, en="a failing call doesn't sink the round: its error reaches the model, the rest answer",
+       zh="一个调用失败不会拖垮整轮：它的错误交给模型，其余照常回答")
+def test_failure_does_not_sink_the_round(learner, world):
+    run, _ = agent_round(learner, world, "outage", down=DOWN)
+    expect_answer(run, "HTTP 504", *(figures(world, t) for t in OUTAGE if t != DOWN))
+
+
+@check("3.1", points=1, en="three different tools in one response", zh="一次响应里调用三个不同的工具")
+def test_three_tools(learner, world):
+    run, _ = agent_round(learner, world, "snapshot")
+    stock = run.scenario.values["stock"]
+    expect_answer(run, f"{stock} trades at {world.quotes[stock]['price']}", figures(world, stock).split(": ", 1)[1],
+                  world.news[stock]["latest"])
+
+
+@check("3.1", points=1, en="no tool needed: one request, its content is the answer",
+       zh="不需要工具：一次请求，content 就是答案")
+def test_no_tool_needed(learner, world):
+    run = run_agent(learner, world, "no_tool")
+    expect(len(run.exchanges) == 1, "wrong_request_count", expected=1, got=len(run.exchanges))
+    content = run.exchanges[0].response["choices"][0]["message"]["content"]
+    expect(run.answer == content, "answer_missing", expected=content, got=said(run.answer))
+
+
+# ---------------------------------------------------------------- TODO 4.1 passes
+
+def row_text(fundamentals: dict, news: dict) -> str:
+    """One stock's data as the messages show it: P/E, growth, and each news item."""
+    items = "; ".join(f"{i['headline']} ({i['sentiment']}, {i['impact']})" for i in news.get("items", []))
+    if "error" in fundamentals or "error" in news:
+        return json.dumps(fundamentals) + " / " + json.dumps(news)
+    return f"P/E {fundamentals['pe']}, revenue growth {fundamentals['revenue_growth_pct']}%, news: {items}"
+
+
+def expected_pass(fundamentals: dict, news: dict) -> bool:
+    if "error" in fundamentals or "error" in news:
+        return False
+    major = any(i["sentiment"] == "negative" and i["impact"] == "major" for i in news["items"])
+    return fundamentals["pe"] <= MAX_PE and fundamentals["revenue_growth_pct"] >= MIN_GROWTH and not major
+
+
+def expect_passes(learner, ticker: str, fundamentals: dict, news: dict, key: str | None = None):
+    got = learner.call("passes", fundamentals, news)
+    expect(isinstance(got, bool), "not_a_bool", func="passes", got=shown(got))
+    expected = expected_pass(fundamentals, news)
+    if got == expected:
+        return
+    if key is None:
+        key = "passes_should_pass" if expected else "passes_should_fail"
+    raise Fail(key, ticker=ticker, data=row_text(fundamentals, news), got=got, expected=expected)
+
+
+@check("4.1", points=1, en="the rule on the seed's five stocks", zh="在本种子的五只股票上应用规则")
+def test_passes_on_the_data(learner, world):
+    for ticker in SCREEN:
+        expect_passes(learner, ticker, world.fundamentals[ticker], world.news[ticker])
+
+
+@check("4.1", points=1, en="the limits are included: P/E of exactly 40, growth of exactly 10%",
+       zh="边界值算通过：P/E 恰好 40、增长恰好 10%")
+def test_limits_included(learner, world):
+    news = {"ticker": "EDGE", "latest": "Quarter in line", "items": [
+        {"headline": "Quarter in line", "sentiment": "neutral", "impact": "minor"}]}
+    expect_passes(learner, "EDGE", {"ticker": "EDGE", "pe": MAX_PE, "revenue_growth_pct": MIN_GROWTH}, news,
+                  "passes_limits")
+    expect_passes(learner, "EDGE", {"ticker": "EDGE", "pe": 40.1, "revenue_growth_pct": 25.0}, news)
+    expect_passes(learner, "EDGE", {"ticker": "EDGE", "pe": 20.0, "revenue_growth_pct": 9.9}, news)
+
+
+@check("4.1", points=1, en="only news both negative and major fails a stock",
+       zh="只有既负面又重大的新闻才让股票不通过")
+def test_news_rule(learner, world):
+    good = {"ticker": "NEWS", "pe": 22.0, "revenue_growth_pct": 18.0}
+    minor = {"ticker": "NEWS", "latest": "A small product delay", "items": [
+        {"headline": "A small product delay", "sentiment": "negative", "impact": "minor"},
+        {"headline": "A big contract", "sentiment": "positive", "impact": "major"}]}
+    expect_passes(learner, "NEWS", good, minor, "passes_minor_news")
+    major = {"ticker": "NEWS", "latest": "Record sales", "items": [
+        {"headline": "Record sales", "sentiment": "positive", "impact": "minor"},
+        {"headline": "A regulator sues over fees", "sentiment": "negative", "impact": "major"}]}
+    expect_passes(learner, "NEWS", good, major, "passes_major_news")
+
+
+@check("4.1", points=1, en="an error result never passes", zh="错误结果永远不算通过")
+def test_error_never_passes(learner, world):
+    good = {"ticker": "ERR", "pe": 22.0, "revenue_growth_pct": 18.0}
+    calm = {"ticker": "ERR", "latest": "Quarter in line", "items": [
+        {"headline": "Quarter in line", "sentiment": "neutral", "impact": "minor"}]}
+    try:
+        expect_passes(learner, "ERR", good, {"error": "get_news failed: the news service timed out (HTTP 504)"},
+                      "passes_error")
+        expect_passes(learner, "ERR", {"error": "unknown ticker: ERR"}, calm, "passes_error")
+    except Fail as failure:
+        if failure.key == "crashed":  # the rule read a field an error result does not have
+            raise Fail("passes_error_crashed", type=failure.params.get("type", ""),
+                       message=failure.params.get("message", "")) from None
+        raise
+
+
+# ---------------------------------------------------------------- TODO 4.2 screen
+
+def expected_screen(world, tickers: list[str]) -> list[str]:
+    return [t for t in tickers if t != DOWN and expected_pass(world.fundamentals[t], world.news[t])]
+
+
+def run_screen(learner, world, tickers: list[str]):
+    mark = world.timeline.mark()
+    toolbox = ToolBox(world)
+    try:
+        got = learner.call("screen", registry_arg(TOOLS), list(tickers), tools=toolbox)
+    except Fail as failure:
+        made = sorted({(c.name, str(c.input.get("ticker")) if isinstance(c.input, dict) else "") for c in toolbox.calls})
+        wanted = sorted((name, t) for t in tickers for name in ("get_fundamentals", "get_news"))
+        if (failure.key == "crashed" and failure.params.get("type") in ("KeyError", "TypeError")
+                and DOWN not in tickers and made == wanted):
+            # every call made, no error result among them: the results were read back wrong
+            raise Fail("screen_readback", type=failure.params["type"], message=failure.params.get("message", ""),
+                       count=len(toolbox.calls)) from None
+        raise sunk(failure, "screen") from None
+    expect(isinstance(got, list), "not_a_list", func="screen", got=shown(got))
+    return got, mark, toolbox.calls
+
+
+def screen_table(world, tickers: list[str]) -> str:
+    return " · ".join(f"{t}: {row_text(world.fundamentals[t], world.news[t])}" for t in tickers if t != DOWN)
+
+
+@check("4.2", points=1, en="the stocks that pass, for the seed's data", zh="本种子的数据下通过筛选的股票")
+def test_screen_result(learner, world):
+    got, _, calls = run_screen(learner, world, SCREEN)
+    expected = expected_screen(world, SCREEN)
+    expect(calls, "screen_no_tools", tickers=SCREEN)
+    expect(got == expected, "screen_wrong", tickers=SCREEN, got=shown(got), expected=expected,
+           data=screen_table(world, SCREEN))
+
+
+@check("4.2", points=1, en="a stock whose news could not be fetched is left out; the others are still screened",
+       zh="拿不到新闻的股票被排除；其余股票照常筛选")
+def test_screen_outage(learner, world):
+    got, _, _ = run_screen(learner, world, OUTAGE)
+    expected = expected_screen(world, OUTAGE)
+    expect(not (isinstance(got, list) and DOWN in got), "screen_kept_outage", ticker=DOWN, got=shown(got))
+    expect(got == expected, "screen_wrong", tickers=OUTAGE, got=shown(got), expected=expected,
+           data=screen_table(world, OUTAGE))
+
+
+@check("4.2", points=1, en="its ten calls run side by side", zh="它的十个调用并排同时运行")
+def test_screen_runs_them_at_once(learner, world):
+    _, mark, calls = run_screen(learner, world, SCREEN)
+    expect(calls, "screen_no_tools", tickers=SCREEN)
+    expect_side_by_side(world, mark, len(calls))
