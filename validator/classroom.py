@@ -10,10 +10,11 @@ exercise file inside; the student's name is the file's or folder's name. GRADES 
     students/NAME/feedback.txt     the report the student would see (--lang)
     students/NAME/record.json      what the row was made from, with the key that says when to regrade
 
-Every file is written whole and renamed into place, as soon as its student is graded. Stopping the
+Every file is written whole and renamed into place, as soon as its chunk of students is graded. Stopping the
 run and starting it again grades only the students whose file, lesson or seed changed (the key).
-Workers stay warm: each imports the grader, pytest, the mock and openai once and grades many
-submissions, each in its own sandboxed child process. The same inputs give the same bytes, but
+Workers stay warm: each imports the grader, pytest, the mock and openai once, and grades a few
+submissions per pytest session (checks collected once), each in its own sandboxed child process,
+the next child starting while the current submission is graded. The same inputs give the same bytes, but
 for the `seconds` column, which is measured.
 """
 from __future__ import annotations
@@ -35,6 +36,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -127,11 +129,48 @@ def _warm_up() -> None:
     from . import grading  # noqa: F401
 
 
-def grade_one(lesson_ref: str, path: str, seed: int, lang: str) -> dict:
-    """Grade one file (in a worker): everything the outputs need, as plain data."""
-    from .grading import grade
+class ChunkLoop:
+    """A pytest plugin for a worker: the checks are collected once, then run on each file of a
+    chunk in turn, the next file's child starting while the current one is graded."""
+
+    def __init__(self, lesson: Lesson, collector, paths: list[Path], lang: str):
+        self.lesson, self.collector, self.paths, self.lang = lesson, collector, paths, lang
+        self.results: list[dict] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        from .grading import open_submission, run_items
+        world = self.collector.scenario_world
+        waiting = open_submission(self.lesson, world, self.paths[0])
+        waiting.spawn(load=False)
+        for index, path in enumerate(self.paths):
+            child = waiting
+            if index + 1 < len(self.paths):
+                waiting = open_submission(self.lesson, world, self.paths[index + 1])
+                waiting.spawn(load=False)
+            try:
+                self.results.append(summarise(run_items(session.items, self.collector, child, path), self.lang))
+            except Exception as error:  # the grader itself failed on this file: say so, go on
+                self.results.append({"score": 0, "max": None, "status": "crashed", "checks": [],
+                                     "problem": f"the grader failed: {type(error).__name__}: {error}"})
+        return True
+
+
+def grade_chunk(lesson_ref: str, paths: list[str], seed: int, lang: str) -> list[dict]:
+    """Grade a few files in one pytest session (in a worker): per file, what the outputs need."""
+    from mock_llm import load_world
+
+    from .grading import Collector, run_checks
     lesson = load_lesson(lesson_ref)
-    result = grade(lesson, Path(path), seed)
+    collector = Collector(lesson, None, load_world(lesson.folder, seed))
+    loop = ChunkLoop(lesson, collector, [Path(p) for p in paths], lang)
+    run_checks(lesson, collector, loop)
+    return loop.results
+
+
+def summarise(result, lang: str) -> dict:
+    """One graded file as plain data: score, status, every check with its message, the reports."""
+    lesson = result.lesson
     checks = []
     for check in result.checks:
         checks.append({"name": check.name, "todo": check.todo, "points": check.points,
@@ -150,6 +189,16 @@ def grade_one(lesson_ref: str, path: str, seed: int, lang: str) -> dict:
             "seconds": round(result.seconds, 2), "checks": checks,
             "todos": {t.id: list(result.todo_score(t.id)) for t in lesson.todos},
             "gradescope": gradescope(result, lang), "feedback": feedback.getvalue()}
+
+
+CHUNK = 6  # files graded in one pytest session: start-up paid once, results saved every few files
+
+
+def chunks(todo: list, jobs: int) -> list[list]:
+    """The files to grade in chunks of at most CHUNK, smaller when there are few, so that every
+    worker has work."""
+    size = max(1, min(CHUNK, -(-len(todo) // max(1, jobs * 2))))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
 def lesson_version(lesson: Lesson) -> str:
@@ -236,17 +285,18 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                 todo.append((entry, key))
         with _progress(console, lang, len(todo)) as (progress, task):
             with ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_warm_up) as pool:
-                running = {pool.submit(grade_one, str(lesson.folder), str(entry.path), seed, lang): (entry, key)
-                           for entry, key in todo}
+                running = {pool.submit(grade_chunk, str(lesson.folder), [str(e.path) for e, _ in chunk], seed,
+                                       lang): chunk for chunk in chunks(todo, jobs)}
                 for future in as_completed(running):
-                    entry, key = running[future]
+                    chunk = running[future]
                     try:
-                        result = future.result()
-                    except Exception as error:  # the grader itself failed on this file: say so, go on
-                        result = {"score": 0, "max": None, "status": "crashed", "checks": [],
-                                  "problem": f"the grader failed: {type(error).__name__}: {error}"}
-                    records[entry.student] = _save_student(out, entry.student, key, result)
-                    progress.advance(task)
+                        results = future.result()
+                    except Exception as error:  # a worker died: its files are said to have crashed
+                        results = [{"score": 0, "max": None, "status": "crashed", "checks": [],
+                                    "problem": f"the grader failed: {type(error).__name__}: {error}"}] * len(chunk)
+                    for (entry, key), result in zip(chunk, results):
+                        records[entry.student] = _save_student(out, entry.student, key, result)
+                    progress.advance(task, len(chunk))
         flagged = flags(entries, lesson)
     ordered = [records[s] for s in sorted(records)]
     _write_gradebooks(out, lesson, ordered, flagged)

@@ -128,6 +128,24 @@ def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
                           f"code {int(code)})")
 
 
+def run_items(items, collector: Collector, submission: Submission, path: Path) -> Grade:
+    """Run checks pytest has already collected, once more, on another submission (watch, class
+    grading): one pytest session serves many gradings, so each costs no pytest start-up."""
+    started = time.monotonic()
+    collector.results.clear()
+    collector.learners.clear()
+    collector.submission = submission
+    submission.load()
+    try:
+        for index, item in enumerate(items):
+            following = items[index + 1] if index + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+    finally:
+        submission.close()
+    world = collector.scenario_world
+    return Grade(collector.lesson, path, world.seed, list(collector.results), time.monotonic() - started)
+
+
 def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
     """Run every check of `lesson` against the file at `path`."""
     path = Path(path).resolve()

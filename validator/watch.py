@@ -25,7 +25,7 @@ from rich.text import Text
 from mock_llm import load_world
 
 from . import jail, workspace
-from .grading import Collector, Grade, open_submission, run_checks
+from .grading import Collector, Grade, open_submission, run_checks, run_items
 from .lessons import LessonError, lesson_names, load_lesson, say
 from .report import failure_text, first_failing_todo
 
@@ -99,22 +99,11 @@ class WatchLoop:
                 return True
 
     def grade_once(self, items) -> Grade:
-        started = time.monotonic()
         self.graded = self.signature()
-        self.collector.results.clear()
-        self.collector.learners.clear()
-        submission = self.reserve or self.new_child()
-        submission.load()  # the file as it is now
-        self.collector.submission = submission
         try:
-            for index, item in enumerate(items):
-                following = items[index + 1] if index + 1 < len(items) else None
-                item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+            return run_items(items, self.collector, self.reserve or self.new_child(), self.path)
         finally:
-            submission.close()
             self.reserve = self.new_child()  # started now, while the learner edits: ready at the save
-        return Grade(self.lesson, self.path, self.collector.scenario_world.seed,
-                     list(self.collector.results), time.monotonic() - started)
 
     def wait(self) -> str:
         """The next event: a key pressed, or the file saved. A real watcher wakes us; every half
