@@ -389,3 +389,13 @@ def test_on_an_80_column_terminal_lines_wrap_at_words_and_keep_their_indent(lang
     assert "get_tools_description" in plain and "parse_react_response" in plain  # never split mid-word
     hint = next(i for i, line in enumerate(plain.splitlines()) if line.lstrip().startswith(("hint:", "提示")))
     assert plain.splitlines()[hint + 1].startswith("  ")  # the continuation keeps the indent
+
+
+@pytest.mark.parametrize("args", [("release", "--out", "/proc/no/such/place"),
+                                  ("grade", "day06", "tests/submissions/day06", "--out", "/proc/no/such/place"),
+                                  ("grade", "day06", "/no/such/class", "--out", "/tmp/x"),
+                                  ("gradescope", "day06", "--seed", "1", "--out", "/proc/no/such/autograder.zip")])
+def test_instructor_commands_with_bad_paths_say_so_in_one_line(args):
+    result = validate(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1

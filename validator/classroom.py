@@ -267,6 +267,7 @@ def flags(entries: list[Entry], lesson: Lesson) -> dict[str, list[str]]:
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
                 console: Console) -> int:
     started = time.monotonic()
+    out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
     version = lesson_version(lesson)
     with tempfile.TemporaryDirectory(prefix="reactlings-unzipped-") as unpacked:
         entries = find_submissions(submissions, lesson, Path(unpacked))

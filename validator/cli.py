@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         return watch(args.lesson, console, lang)
     except (LessonError, ScenarioError) as error:
         return usage_error(error, lang)
+    except OSError as error:  # a folder that can't be made, a file that can't be written or read
+        return usage_error(LessonError("os_error", problem=error.strerror or str(error),
+                                       path=error.filename or ""), lang)
 
 
 def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
@@ -183,10 +186,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         if result.score == result.max_score and mine and not args.quiet:
             after_pass(lesson, console, lang)
         if args.format != "text":
-            try:
-                write_results(result, args.format, args.output, lang, args.show_seed)
-            except OSError as error:
-                return usage_error(error, lang)
+            write_results(result, args.format, args.output, lang, args.show_seed)
     return 0 if result.score == result.max_score else 1
 
 

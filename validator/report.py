@@ -224,5 +224,8 @@ def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_s
     try:
         partial.write_text(text, encoding="utf-8")
         os.replace(partial, output)
+    except OSError as error:  # named by the file asked for, not the temporary one
+        raise OSError(error.errno, error.strerror, str(output)) from None
     finally:
-        partial.unlink(missing_ok=True)
+        if partial.parent.is_dir():
+            partial.unlink(missing_ok=True)
