@@ -202,27 +202,32 @@ class Child:
         if name and callable(getattr(self.module, name, None)):
             setattr(self.module, name, self.counted_model_call(inspect.iscoroutinefunction(getattr(self.module, name))))
         for attr, value in list(vars(self.module).items()):
-            if type(value).__module__.startswith("openai") and type(value).__name__ == "OpenAI":
-                setattr(self.module, attr, self.forwarding_client())
+            if type(value).__module__.startswith("openai") and type(value).__name__ in ("OpenAI", "AsyncOpenAI"):
+                setattr(self.module, attr, self.forwarding_client(asynchronous=type(value).__name__ == "AsyncOpenAI"))
         if "openai" in sys.modules:
             self.reroute_openai(sys.modules["openai"])
 
     def reroute_openai(self, openai):
-        """From now on every openai.OpenAI the learner's code builds is built as they asked (base
-        URL, key, timeout, max_retries, headers), except that its transport is the grader's: the
-        requests reach the grader as they would reach a server."""
-        original, child = openai.OpenAI, self
+        """From now on every openai.OpenAI (or AsyncOpenAI) the learner's code builds is built as
+        they asked (base URL, key, timeout, max_retries, headers), except that its transport is
+        the grader's: the requests reach the grader as they would reach a server."""
+        for name, asynchronous in (("OpenAI", False), ("AsyncOpenAI", True)):
+            original = getattr(openai, name)
+            rerouted = type(name, (original,), {"__init__": self._rerouted_init(original, asynchronous),
+                                                "__qualname__": original.__qualname__,
+                                                "__module__": original.__module__})
+            setattr(openai, name, rerouted)
+            for attr, value in list(vars(self.module).items()):
+                if value is original:
+                    setattr(self.module, attr, rerouted)
 
-        class OpenAI(original):
-            def __init__(self, *args, **kwargs):
-                kwargs["http_client"] = child.forwarding_http()
-                super().__init__(*args, **kwargs)
+    def _rerouted_init(self, original, asynchronous):
+        child = self
 
-        OpenAI.__qualname__, OpenAI.__module__ = original.__qualname__, original.__module__
-        openai.OpenAI = OpenAI
-        for attr, value in list(vars(self.module).items()):
-            if value is original:
-                setattr(self.module, attr, OpenAI)
+        def __init__(client, *args, **kwargs):
+            kwargs["http_client"] = child.forwarding_http(asynchronous)
+            original.__init__(client, *args, **kwargs)
+        return __init__
 
     # ------------------------------------------------------------ the model and the tools
 
@@ -264,15 +269,16 @@ class Child:
         run.__name__ = run.__qualname__ = name
         return run
 
-    def forwarding_client(self, *args, **kwargs):
-        """An openai.OpenAI client whose every request is answered by the grader (the mock model, or
-        the real endpoint in --live mode): the learner's code is what it would be for a provider."""
+    def forwarding_client(self, *args, asynchronous: bool = False, **kwargs):
+        """An openai client whose every request is answered by the grader (the mock model, or the
+        real endpoint in --live mode): the learner's code is what it would be for a provider."""
         import openai
 
-        return openai.OpenAI(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1",
-                             max_retries=0, http_client=self.forwarding_http())
+        kind = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+        return kind(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1", max_retries=0,
+                    http_client=self.forwarding_http(asynchronous))
 
-    def forwarding_http(self):
+    def forwarding_http(self, asynchronous: bool = False):
         """An httpx client whose every request the grader answers: with a status, a JSON body and
         headers, or with a network failure, raised as httpx raises a real one."""
         import httpx2
@@ -286,7 +292,14 @@ class Child:
                 raise failure(str(answer.get("message", "")), request=request)
             return httpx2.Response(answer["status"], json=answer["body"], headers=answer.get("headers") or {})
 
-        return httpx2.Client(transport=httpx2.MockTransport(transport))
+        if not asynchronous:
+            return httpx2.Client(transport=httpx2.MockTransport(transport))
+
+        async def async_transport(request):  # the grader's answer, awaited as a server's would be
+            await request.aread()
+            return await asyncio.to_thread(transport, request)
+
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(async_transport))
 
     def build(self, value):
         """Arguments from the grader, with the objects they describe built here (see wire.py)."""
