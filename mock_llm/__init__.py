@@ -20,12 +20,10 @@ _sessions: dict[tuple[str, str], Session] = {}
 def reply(lesson: str, payload):
     """The mock's answer to a model call of a lesson's protocol, outside the grader (no budget)."""
     world = _world(lesson)
-    for name, scenario in world.scenarios.items():
-        if scenario.question in str(payload):
-            session = _sessions.setdefault((lesson, name), world.protocol(scenario, world.seed, 10**9))
-            return session.answer(payload)
     question = question_of(payload)
-    session = _sessions.get((lesson, "?" + question))
-    if session is None:
-        session = _sessions[(lesson, "?" + question)] = world.protocol(world.improvise(question), world.seed, 10**9)
-    return session.answer(payload)
+    name = world.scripted([str(payload)])
+    key = (lesson, name or "?" + question)
+    if key not in _sessions:
+        scenario = world.scenarios[name] if name else world.improvise(question)
+        _sessions[key] = world.protocol(scenario, world.seed, 10**9)
+    return _sessions[key].answer(payload)

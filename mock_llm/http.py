@@ -22,9 +22,7 @@ class Router:
     def __init__(self, lesson: str, seed: int = DEFAULT_SEED):
         self.world = load_world(lesson, seed)
         self.seed = seed
-        self.sessions = {name: self.world.protocol.over_http(s, seed, 10**9)
-                         for name, s in self.world.scenarios.items()}
-        self.improvised: dict[str, ChatSession] = {}
+        self.sessions: dict[str, ChatSession] = {}  # by scenario name, or "?" + an improvised question
 
     def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict]:
         body, error = read_json(method, raw)
@@ -34,15 +32,13 @@ class Router:
         messages = body.get("messages") if isinstance(body, dict) else None
         messages = messages if isinstance(messages, list) else []
         texts = [str(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
-        for candidates in (texts[:1], texts):  # the conversation's first question decides, if it can
-            for session in self.sessions.values():
-                if any(session.scenario.question in text for text in candidates):
-                    return session
         question = question_of(messages)
-        if question not in self.improvised:
-            self.improvised[question] = self.world.protocol.over_http(self.world.improvise(question),
-                                                                      self.seed, 10**9)
-        return self.improvised[question]
+        name = self.world.scripted(texts[:1], texts)
+        key = name or "?" + question
+        if key not in self.sessions:
+            scenario = self.world.scenarios[name] if name else self.world.improvise(question)
+            self.sessions[key] = self.world.protocol.over_http(scenario, self.seed, 10**9)
+        return self.sessions[key]
 
 
 def openai_client(lesson: str, seed: int = DEFAULT_SEED):

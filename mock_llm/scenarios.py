@@ -142,6 +142,15 @@ class LessonWorld:
         """A fresh mock session of the lesson's protocol on one of its scenarios."""
         return self.protocol(self.scenarios[scenario], self.seed, budget)
 
+    def scripted(self, *texts_by_preference: list[str]) -> str | None:
+        """The name of the scenario whose question is in these texts (earlier lists first: the
+        conversation's first question decides, if it can), or None: a question to improvise."""
+        for texts in texts_by_preference:
+            for name, scenario in self.scenarios.items():
+                if any(scenario.question in text for text in texts):
+                    return name
+        return None
+
     def improvise(self, question: str) -> Scenario:
         """A question no scenario scripts (a learner playing with their agent): the lesson's
         tools.py `plan(question, world)` says which tools answer it, in scenarios.yaml's form

@@ -24,7 +24,6 @@ import hashlib
 import html
 import io
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -43,7 +42,7 @@ from rich.table import Table
 
 from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
-from .report import clean, failure_text, gradescope, print_report
+from .report import clean, failure_text, gradescope, print_report, write_atomically
 
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes a student's zip may unpack to
 STATUS_BY_KEY = {"import_syntax": "syntax error", "import_hang": "timed out", "import_died": "crashed",
@@ -151,9 +150,14 @@ class ChunkLoop:
             try:
                 self.results.append(summarise(run_items(session.items, self.collector, child, path), self.lang))
             except Exception as error:  # the grader itself failed on this file: say so, go on
-                self.results.append({"score": 0, "max": None, "status": "crashed", "checks": [],
-                                     "problem": f"the grader failed: {type(error).__name__}: {error}"})
+                self.results.append(grader_failed(error))
         return True
+
+
+def grader_failed(error: Exception) -> dict:
+    """The record of a file the grader itself could not grade: crashed, and why."""
+    return {"score": 0, "max": None, "status": "crashed", "checks": [],
+            "problem": f"the grader failed: {type(error).__name__}: {error}"}
 
 
 def grade_chunk(lesson_ref: str, paths: list[str], seed: int, lang: str) -> list[dict]:
@@ -215,13 +219,6 @@ def lesson_version(lesson: Lesson) -> str:
 
 def submission_key(path: Path, version: str, seed: int, lang: str) -> str:
     return hashlib.sha256(path.read_bytes() + f"\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
-
-
-def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
 
 
 def _student_folder(out: Path, student: str) -> Path:
@@ -293,8 +290,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                     try:
                         results = future.result()
                     except Exception as error:  # a worker died: its files are said to have crashed
-                        results = [{"score": 0, "max": None, "status": "crashed", "checks": [],
-                                    "problem": f"the grader failed: {type(error).__name__}: {error}"}] * len(chunk)
+                        results = [grader_failed(error)] * len(chunk)
                     for (entry, key), result in zip(chunk, results):
                         records[entry.student] = _save_student(out, entry.student, key, result)
                     progress.advance(task, len(chunk))
@@ -336,6 +332,7 @@ def _read_record(path: Path) -> dict | None:
 
 def _save_student(out: Path, student: str, key: str, result: dict) -> dict:
     folder = _student_folder(out, student)
+    folder.mkdir(parents=True, exist_ok=True)
     if "gradescope" in result:
         write_atomically(folder / "results.json", json.dumps(result["gradescope"], ensure_ascii=False, indent=2) + "\n")
         write_atomically(folder / "feedback.txt", result["feedback"])

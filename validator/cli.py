@@ -44,12 +44,7 @@ def grade_parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
     which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of your copy")
-    secret = p.add_mutually_exclusive_group()
-    secret.add_argument("--seed", type=int, default=None,
-                        help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own; "
-                             "or $REACTLINGS_SEED)")
-    secret.add_argument("--seed-file", type=Path, metavar="FILE",
-                        help="read the seed from FILE, so it never shows on a command line")
+    add_seed_arguments(p)
     p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade where the sandbox can't isolate the submission (Linux namespaces)")
@@ -69,6 +64,16 @@ def grade_parser() -> argparse.ArgumentParser:
     return p
 
 
+def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    """--seed or --seed-file, one of them (read_seed also takes $REACTLINGS_SEED)."""
+    secret = parser.add_mutually_exclusive_group(required=required)
+    secret.add_argument("--seed", type=int, default=None,
+                        help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own; "
+                             "or $REACTLINGS_SEED)")
+    secret.add_argument("--seed-file", type=Path, metavar="FILE",
+                        help="read the seed from FILE, so it never shows on a command line")
+
+
 def command_parser(command: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"validate.py {command}")
     if command in ("hint", "reset"):
@@ -83,17 +88,13 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("lessons", nargs="*", help="default: every lesson")
     if command == "gradescope":
         p.add_argument("lesson")
-        secret = p.add_mutually_exclusive_group(required=True)
-        secret.add_argument("--seed", type=int, default=None)
-        secret.add_argument("--seed-file", type=Path, metavar="FILE")
+        add_seed_arguments(p, required=True)
     if command == "grade":
         p.add_argument("lesson")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
         p.add_argument("--out", type=Path, required=True, metavar="GRADES", help="where the gradebooks go")
         p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
-        secret = p.add_mutually_exclusive_group()
-        secret.add_argument("--seed", type=int, default=None)
-        secret.add_argument("--seed-file", type=Path, metavar="FILE")
+        add_seed_arguments(p)
         p.add_argument("--require-isolation", action="store_true")
     p.add_argument("--lang", choices=LANGS, default=None)
     return p

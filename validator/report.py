@@ -17,6 +17,7 @@ from rich.text import Text
 from .checking import LOAD_FAILURE
 from .grading import CheckResult, Grade
 from .lessons import say
+from .wire import printable
 
 PRINTED_LINES = 15  # lines of the learner's printing shown under a failed check
 
@@ -44,16 +45,17 @@ def clean(text: str, limit: int | None = MAX_SHOWN) -> str:
     return text if limit is None or len(text) <= limit else text[:limit] + " …"
 
 
-def first_failures(grade: Grade) -> dict[int, CheckResult]:
-    """For each failed check whose cause an earlier check already showed: that earlier check."""
+def first_failures(grade: Grade) -> dict[str, CheckResult]:
+    """By check name, for each failed check whose cause an earlier check already showed: that
+    earlier check."""
     seen: dict[str, CheckResult] = {}
     same = {}
-    for index, check in enumerate(grade.checks):
+    for check in grade.checks:
         if check.passed or check.failure is None:
             continue
         cause = check.failure.cause or f"{check.failure.key}:{sorted(check.failure.params.items())!r}:{check.failure.detail}"
         if cause in seen:
-            same[index] = seen[cause]
+            same[check.name] = seen[cause]
         else:
             seen[cause] = check
     return same
@@ -95,9 +97,8 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
         for check in checks:
             mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
             console.print(mark + Text(check.title[lang]))
-            index = grade.checks.index(check)
-            if index in same:
-                block(console, say("same_cause", lang, title=same[index].title[lang]), 6, "dim")
+            if check.name in same:
+                block(console, say("same_cause", lang, title=same[check.name].title[lang]), 6, "dim")
             elif not check.passed:
                 block(console, failure_text(check, grade, lang), 6)
                 if check.printed.strip():
@@ -204,28 +205,33 @@ def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
             failure = ET.SubElement(case, "failure", message=message.splitlines()[0] if message else "")
             failure.text = message + f"\n{say('report_hint', lang)}{grade.lesson.todo(check.todo).hint[lang]}"
             # XML 1.0 has no place for some characters even after clean(): the lone surrogates
-            failure.text = failure.text.encode("utf-8", "backslashreplace").decode("utf-8")
-            failure.set("message", failure.get("message").encode("utf-8", "backslashreplace").decode("utf-8"))
+            failure.text = printable(failure.text)
+            failure.set("message", printable(failure.get("message")))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
 def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
-    """Write the gradescope or junit results to `output` (atomically: a reader never sees half a
-    file), or to stdout when it is None."""
+    """Write the gradescope or junit results to `output`, or to stdout when it is None."""
     if fmt == "junit":
         text = junit(grade, lang, show_seed)
     else:
         text = json.dumps(gradescope(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
-        return
-    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
+    else:
+        write_atomically(output, text)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write the whole text beside `path`, then rename it into place: a reader (or a run stopped
+    half-way) never sees half a file."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         partial.write_text(text, encoding="utf-8")
-        os.replace(partial, output)
+        os.replace(partial, path)
     except OSError as error:  # named by the file asked for, not the temporary one
-        raise OSError(error.errno, error.strerror, str(output)) from None
+        raise OSError(error.errno, error.strerror, str(path)) from None
     finally:
         if partial.parent.is_dir():
             partial.unlink(missing_ok=True)

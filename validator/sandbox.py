@@ -234,17 +234,13 @@ class Child:
     def ask_model(self, payload):
         return self.channel.ask({"op": "model", "payload": encode(payload)})["reply"]
 
-    def plain_model_call(self, lesson, payload):
+    def model_call(self, payload, *args, **kwargs):
+        """The model, called and answered at once (counted as made and awaited)."""
         self.created += 1
         self.awaited += 1
         return self.ask_model(payload)
 
     def counted_model_call(self, is_async):
-        def call(payload, *args, **kwargs):
-            self.created += 1
-            self.awaited += 1
-            return self.ask_model(payload)
-
         def call_async(payload, *args, **kwargs):
             # A plain function returning a coroutine, so a missing `await` can be counted and named.
             self.created += 1
@@ -255,7 +251,7 @@ class Child:
 
             return model_call()
 
-        return call_async if is_async else call
+        return call_async if is_async else self.model_call
 
     def proxy_tool(self, name):
         def run(*args, **kwargs):
@@ -436,7 +432,7 @@ def install_mock_stubs(child):
     before the file loads, so no folder of the submission's can shadow it."""
     package = types.ModuleType("mock_llm")
     package.__path__ = []  # a package, so `import mock_llm.http` finds the submodule below
-    package.reply = child.plain_model_call
+    package.reply = lambda lesson, payload: child.model_call(payload)
     http = types.ModuleType("mock_llm.http")
     http.openai_client = child.forwarding_client
     http.MOCK_BASE_URL = "http://grader.invalid/v1"

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from .lessons import ROOT, Lesson, LessonError
+from .report import write_atomically
 
 
 def folder() -> Path:
@@ -43,11 +44,11 @@ def reset(lesson: Lesson) -> Path | None:
         return None
     backups = folder() / "backups"
     backups.mkdir(parents=True, exist_ok=True)
-    backup = backups / f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}{path.suffix}"
-    number = 1
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup, number = backups / f"{path.stem}.{stamp}{path.suffix}", 1
     while backup.exists():  # two resets within a second
         number += 1
-        backup = backups / f"{path.stem}.{time.strftime('%Y%m%d-%H%M%S')}-{number}{path.suffix}"
+        backup = backups / f"{path.stem}.{stamp}-{number}{path.suffix}"
     shutil.copyfile(path, backup)
     shutil.copyfile(lesson.exercise, path)
     return backup
@@ -71,9 +72,7 @@ def save_state(state: dict) -> None:
     """Written whole, then renamed into place: an interrupted write never loses the old state."""
     path = _state_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(state, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(partial, path)
+    write_atomically(path, json.dumps(state, ensure_ascii=False, indent=1, sort_keys=True))
 
 
 def record_score(lesson: str, score: int, max_score: int) -> None:
