@@ -1,10 +1,13 @@
 """validate.py grade: a whole class into gradebooks, as an instructor runs it."""
 import csv
+import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -146,3 +149,97 @@ def test_the_summary_page_renders_in_a_real_browser(classroom, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 5000, done.stderr[-2000:]
     assert "Uncaught" not in done.stderr and "CONSOLE(" not in done.stderr
+
+
+def _class_of(folder: Path, count: int) -> Path:
+    """count students, made from the corpus (good, buggy, hanging), each file unique."""
+    sources = sorted(CORPUS.glob("good_*.py"))[:4] + [CORPUS / "bad_while_true.py", CORPUS / "bad_sleep_forever.py",
+                                                      CORPUS / "bad_history_reversed.py", CORPUS / "bad_os_exit.py"]
+    folder.mkdir(parents=True)
+    for number in range(count):
+        text = sources[number % len(sources)].read_text(encoding="utf-8")
+        (folder / f"s{number:02d}.py").write_text(f"{text}\n# student {number}\n", encoding="utf-8")
+    return folder
+
+
+def _without_seconds(out: Path) -> tuple[list, dict]:
+    with (out / "grades.csv").open(encoding="utf-8") as table:
+        rows_ = [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(table)]
+    book = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    for student in book["students"]:
+        student.pop("seconds", None)
+    return rows_, book
+
+
+def test_the_same_class_gives_the_same_bytes_with_any_number_of_workers(tmp_path):
+    subs = _class_of(tmp_path / "subs", 10)
+    one, three = tmp_path / "one", tmp_path / "three"
+    assert grade_class(subs, one, "--jobs", "1").returncode == 0
+    assert grade_class(subs, three, "--jobs", "3").returncode == 0
+    assert _without_seconds(one) == _without_seconds(three)
+    for name in ("summary.html", *(f"students/s{n:02d}/{f}" for n in range(10) for f in ("results.json", "feedback.txt"))):
+        assert (one / name).read_bytes() == (three / name).read_bytes(), name
+
+
+def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
+    subs = _class_of(tmp_path / "subs", 16)
+    out = tmp_path / "out"
+    command = [sys.executable, "validate.py", "grade", "day06", str(subs), "--out", str(out), "--jobs", "2"]
+    for stop in (signal.SIGINT, signal.SIGKILL):  # Ctrl-C reaches the whole foreground group
+        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+        deadline = time.monotonic() + 120
+        while len(list(out.glob("students/*/record.json"))) < (3 if stop == signal.SIGINT else 8):
+            assert time.monotonic() < deadline and run.poll() is None, "nothing was saved"
+            time.sleep(0.05)
+        os.killpg(run.pid, stop)
+        stdout, stderr = run.communicate(timeout=60)
+        if stop == signal.SIGINT:
+            assert run.returncode == 130 and "Traceback" not in stdout + stderr, stdout + stderr
+            assert "run the same command again" in stdout
+        saved = list(out.glob("students/*/record.json"))
+        assert all(json.loads(p.read_text(encoding="utf-8"))["key"] for p in saved)  # each one whole
+        deadline = time.monotonic() + 10
+        while _processes_named(str(ROOT / "validator" / "sandbox.py")):  # workers and children went too
+            assert time.monotonic() < deadline, "processes outlived the stopped run"
+            time.sleep(0.05)
+    saved = len(list(out.glob("students/*/record.json")))
+    again = grade_class(subs, out)
+    assert again.stdout.splitlines()[-1].startswith(f"{16 - saved} graded, {saved} unchanged")
+    fresh = tmp_path / "fresh"
+    grade_class(subs, fresh)
+    assert _without_seconds(out) == _without_seconds(fresh)
+
+
+def _processes_named(text: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if text.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_worker_that_dies_costs_only_the_student_it_was_grading(tmp_path, monkeypatch):
+    from rich.console import Console
+
+    from validator import classroom
+    from validator.lessons import load_lesson
+    subs = _class_of(tmp_path / "subs", 6)
+    summarise = classroom.summarise
+
+    def dies_on_s02(result, lang):  # runs in the worker, a fork of this process
+        if result.path.stem == "s02":
+            os._exit(3)
+        return summarise(result, lang)
+
+    monkeypatch.setattr(classroom, "summarise", dies_on_s02)
+    out = tmp_path / "out"
+    assert classroom.grade_class(load_lesson("day06"), subs, out, 0, 2, "en", Console(file=io.StringIO())) == 0
+    table = rows(out)
+    assert sorted(table) == [f"s{n:02d}" for n in range(6)]
+    assert table["s02"]["status"] == "crashed" and "grading process died" in table["s02"]["flags"]
+    assert all(table[s]["status"] != "crashed" for s in table if s != "s02")
+    assert table["s00"]["score"] == table["s00"]["max"]

@@ -175,3 +175,25 @@ def test_grading_is_deterministic():
     first, second = run_validator(path, seed=7), run_validator(path, seed=7)
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout
+
+
+@pytest.mark.parametrize("lesson", sorted(MINIMUM))
+def test_a_class_run_grades_every_file_as_a_single_run_does(lesson, tmp_path):
+    """`validate.py grade` (warm workers, children forked from a fork server, one pytest session
+    for many files) gives every student the very report `validate.py --file` gives."""
+    out = tmp_path / "grades"
+    done = subprocess.run([sys.executable, "validate.py", "grade", lesson, str(CORPUS / lesson), "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for path in sorted((CORPUS / lesson).glob("*.py")):
+        in_class = json.loads((out / "students" / path.stem / "results.json").read_text(encoding="utf-8"))
+        assert in_class == graded(path)[1], f"{path.name}: the class run graded it differently"
+
+
+def test_an_objects_address_in_a_message_does_not_change_the_report():
+    """A learner's exception that shows an object (`<ast.Call object at 0x7f…>`) reports the same
+    bytes on every run: the address, which changes from run to run, is left out."""
+    path = CORPUS / "day03" / "bad_calculator_typeerror_refusal.py"
+    first, second = run_validator(path, seed=0), run_validator(path, seed=0)
+    assert b"object at 0x\\u2026>" in first.stdout or "object at 0x…>".encode() in first.stdout
+    assert first.stdout == second.stdout

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from validator import jail, jailer
+from validator import forkserver, jail, jailer
 from validator.runner import Submission
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,10 +147,8 @@ def test_the_key_the_seed_and_the_grader_are_out_of_sight(tmp_path):
 
 
 def test_the_grader_cannot_be_stopped_or_killed(tmp_path):
-    started = time.monotonic()
-    graded = attack(tmp_path, "kill_the_grader")
+    graded = attack(tmp_path, "kill_the_grader")  # it ends, with a result
     assert graded.returncode == 1 and graded.score == 0 and graded.findings
-    assert time.monotonic() - started < 60
 
 
 def test_no_daemon_outlives_the_grader_to_rewrite_results(tmp_path):
@@ -254,7 +252,11 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
     assert len(launchers) == 1
     grader.kill()  # no cleanup: SIGKILL
     grader.wait()
-    assert gone(file, within=3) and _state(daemon[0]) == "gone"
+    assert gone(file, within=3)
+    deadline = time.monotonic() + 3  # killed, it may still be tearing down its memory for a moment
+    while _state(daemon[0]) != "gone" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _state(daemon[0]) == "gone"
     assert _state(launchers[0]) in ("Z", "gone")  # a zombie until the machine's init reaps it
     # The killed grader's cgroups are left behind, empty; the next grading sweeps them.
     leftovers = [os.path.join(f, jailer.cgroup_name(launchers[0])) for f in jailer.cgroup_folders().values()]
@@ -287,13 +289,80 @@ def _state(pid: int) -> str:
         return "gone"
 
 
+# ---------------------------------------------------------------- a class graded at once
+
+def test_a_class_run_holds_as_well(tmp_path):
+    """Every attack as a student of one class, graded by `validate.py grade`: warm workers, each
+    child forked from a fork server, two students' children alive at once. Nobody gains a point,
+    learns a classmate's name, a secret or the solution, writes outside its /tmp, or outlives the run;
+    the honest student next to them still gets full marks."""
+    subs, out = tmp_path / "submissions", tmp_path / "grades"
+    subs.mkdir()
+    server, connections = socket.socket(), []
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    threading.Thread(target=lambda: [connections.append(c) for c in iter(lambda: _accept(server), None)],
+                     daemon=True).start()
+    attacks = sorted(p.stem for p in ADVERSARIAL.glob("*.py") if p.stem != "look_around")
+    student = {a: "zed" if a == "find_classmates" else "classmate-" + a.replace("_", "")[:12] for a in attacks}
+    for name in attacks:  # classmate-<letters>.py: the names find_classmates looks for
+        results = out / "students" / student[name] / "results.json"
+        submit(tmp_path, name, f"{student[name]}.py", results=results, port=server.getsockname()[1])
+    (subs / "classmate-honest.py").write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+    kit = {p: digest(p) for p in (ROOT / "validator" / "report.py", ROOT / "lessons" / "day06" / "checks.py")}
+    Path("/tmp/reactlings-was-here").unlink(missing_ok=True)
+    env = dict(os.environ, OPENAI_API_KEY=SECRET_KEY, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    done = subprocess.run([sys.executable, "validate.py", "grade", "day06", str(subs), "--out", str(out),
+                           "--seed", SEED, "--jobs", "2"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    server.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = {name: json.loads((out / "students" / student[name] / "results.json").read_text(encoding="utf-8"))
+               for name in attacks}
+    found = {name: next((m.group(1) for t in r["tests"] if (m := re.search(r"ATTACK-RAN (.*)", t["output"]))), "")
+             for name, r in results.items()}
+    assert {name: r["score"] for name, r in results.items()} == dict.fromkeys(attacks, 0)
+    honest = json.loads((out / "students" / "classmate-honest" / "results.json").read_text(encoding="utf-8"))
+    assert honest["score"] == honest["max_score"] > 0
+    assert found["find_classmates"].startswith("find_classmates; in memory: []; in /proc: []"), found
+    assert found["read_the_solution"].startswith("read_the_solution; secrets read: 0; files read: []")
+    assert found["steal_secrets"].startswith("steal_secrets; secrets: []; traced: []")
+    assert int(re.search(r"pids seen: (\d+)", found["steal_secrets"]).group(1)) <= 2
+    assert found["write_everywhere"] == "write_everywhere; written: ['/tmp/reactlings-was-here']"
+    assert "connected" not in found["phone_home"] and connections == []
+    everything = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
+    assert SECRET_KEY not in everything + done.stdout + done.stderr and SEED not in everything
+    assert {p: digest(p) for p in kit} == kit and not Path("/tmp/reactlings-was-here").exists()
+    assert sorted(p.name for p in subs.iterdir()) == sorted([f"{s}.py" for s in student.values()] + ["classmate-honest.py"])
+    rewritten = out / "students" / student["daemon_rewrites_results"] / "results.json"
+    before = rewritten.read_text(encoding="utf-8")
+    assert gone(forkserver.SANDBOX, within=3)  # the fork servers, and every child forked from them
+    time.sleep(1)  # what a surviving daemon would have used to write
+    assert rewritten.read_text(encoding="utf-8") == before
+
+
+def _accept(server):
+    while server.fileno() != -1:
+        try:
+            return server.accept()
+        except OSError:
+            pass
+    return None
+
+
 # ---------------------------------------------------------------- the view from inside
 
-@pytest.fixture(scope="module")
-def inside():
-    submission = Submission(ADVERSARIAL / "look_around.py")
+@pytest.fixture(scope="module", params=["started cold", "forked warm"])
+def inside(request):
+    """The child as it sees itself: started cold (one file graded), or forked from a fork server
+    (a class graded): the same jail either way."""
+    server = forkserver.ForkServer() if request.param == "forked warm" else None
+    submission = Submission(ADVERSARIAL / "look_around.py", forkserver=server)
     yield lambda func, *args: submission.call(func, *args, timeout=10).value
     submission.close()
+    if server:
+        server.close()
 
 
 def test_the_child_is_an_unprivileged_user_of_its_own(inside):

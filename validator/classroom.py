@@ -10,12 +10,11 @@ exercise file inside; the student's name is the file's or folder's name. GRADES 
     students/NAME/feedback.txt     the report the student would see (--lang)
     students/NAME/record.json      what the row was made from, with the key that says when to regrade
 
-Every file is written whole and renamed into place, as soon as its chunk of students is graded. Stopping the
+Every file is written whole and renamed into place as soon as its student is graded. Stopping the
 run and starting it again grades only the students whose file, lesson or seed changed (the key).
-Workers stay warm: each imports the grader, pytest, the mock and openai once, and grades a few
-submissions per pytest session (checks collected once), each in its own sandboxed child process,
-the next child starting while the current submission is graded. The same inputs give the same bytes, but
-for the `seconds` column, which is measured.
+Workers stay warm (see Workers): the grader and the checks are loaded once per worker, and each
+submission's sandboxed child starts as a fork of a ready sandbox. The same inputs give the same
+bytes, but for the `seconds` column, which is measured.
 """
 from __future__ import annotations
 
@@ -24,14 +23,17 @@ import hashlib
 import html
 import io
 import json
+import multiprocessing
+import multiprocessing.connection
+import os
 import re
-import shutil
+import signal
+import sys
 import tempfile
 import time
 import tokenize
 import zipfile
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +42,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from . import forkserver, jail, jailer
 from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
 from .report import clean, failure_text, gradescope, print_report, write_atomically
@@ -120,56 +123,134 @@ def _unzip(archive: Path, target: Path, wanted: str) -> Entry:
 
 # ---------------------------------------------------------------- grading, in warm workers
 
-def _warm_up() -> None:
-    """Each worker imports what grading needs once; every submission after that starts warm."""
-    import openai  # noqa: F401  (day07 on: the learner's client is rebuilt in the child, not here)
-    import pytest  # noqa: F401
+class Workers:
+    """The grading processes of a run, and which students each holds. Each worker is warm: it
+    imports the grader, pytest and the mock once, collects the checks once (one pytest session),
+    and starts its children from a fork server (forkserver.py). It holds at most AHEAD students:
+    the one it grades and the next, whose child starts meanwhile. It saves each student's files as
+    soon as they are graded; a worker that dies costs the student it was grading, no more."""
 
-    from . import grading  # noqa: F401
+    AHEAD = 2
+
+    def __init__(self, lesson: Lesson, todo: list[tuple[Entry, str]], out: Path, seed: int, lang: str, jobs: int):
+        # fork where there is fork: a worker then starts with the grader imported already
+        self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        self.settings = (str(lesson.folder), seed, lang, str(out), jail.required, os.getpid())
+        self.waiting, self.out = list(reversed(todo)), out
+        self.workers = [self._start() for _ in range(max(1, min(jobs, len(todo))))]
+
+    def _start(self) -> dict:
+        pipe, theirs = self.context.Pipe()
+        process = self.context.Process(target=work, args=(*self.settings, theirs), daemon=True)
+        process.start()
+        theirs.close()
+        worker = {"pipe": pipe, "process": process, "holds": [], "told_to_end": False}
+        self._fill(worker)
+        return worker
+
+    def _fill(self, worker: dict) -> None:
+        while len(worker["holds"]) < self.AHEAD and not worker["told_to_end"]:
+            if not self.waiting:
+                worker["pipe"].send(None)  # nothing more: end after what it holds
+                worker["told_to_end"] = True
+                break
+            entry, key = self.waiting.pop()
+            worker["holds"].append((entry, key))
+            worker["pipe"].send((entry.student, str(entry.path), key))
+
+    def graded(self):
+        """Each student's record, as soon as it is saved."""
+        while busy := [w for w in self.workers if w["holds"]]:
+            ready = multiprocessing.connection.wait([w["pipe"] for w in busy] + [w["process"].sentinel for w in busy])
+            for worker in busy:
+                if worker["pipe"] in ready or worker["pipe"].poll():
+                    try:
+                        student, record = worker["pipe"].recv()
+                    except EOFError:  # it died as it wrote
+                        yield self._died(worker)
+                        continue
+                    worker["holds"].pop(0)
+                    self._fill(worker)
+                    yield student, record
+                elif worker["process"].sentinel in ready:
+                    yield self._died(worker)
+        for worker in self.workers:
+            worker["process"].join()
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            worker["process"].kill()  # its fork server and children go with it
+            worker["process"].join()
+
+    def _died(self, worker: dict) -> tuple[str, dict]:
+        """A worker died: the student it was grading is said to have crashed the grader, the next
+        it held goes back in line, and a new worker takes its place."""
+        (entry, key), *rest = worker["holds"]
+        worker["holds"] = []
+        self.waiting.extend(reversed(rest))
+        worker["process"].join()
+        error = RuntimeError(f"the grading process died (exit status {worker['process'].exitcode})")
+        record = _save_student(self.out, entry.student, key, grader_failed(error))
+        self.workers[self.workers.index(worker)] = self._start() if self.waiting else worker
+        return entry.student, record
 
 
-class ChunkLoop:
-    """A pytest plugin for a worker: the checks are collected once, then run on each file of a
-    chunk in turn, the next file's child starting while the current one is graded."""
+def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: int, pipe) -> None:
+    """A worker: one pytest session grading each file the run sends, until it sends None."""
+    from mock_llm import load_world
 
-    def __init__(self, lesson: Lesson, collector, paths: list[Path], lang: str):
-        self.lesson, self.collector, self.paths, self.lang = lesson, collector, paths, lang
-        self.results: list[dict] = []
+    from .grading import Collector, run_checks
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops the workers
+    if sys.platform == "linux":
+        jailer.die_with(run, 0)  # a run that is killed takes its workers with it
+    jail.required = required
+    jail.unavailable_reason()  # probed now, while this process has one thread: forking is safe
+    server = forkserver.ForkServer() if forkserver.available() else None
+    lesson = load_lesson(lesson_ref)
+    collector = Collector(lesson, None, load_world(lesson.folder, seed))
+    try:
+        run_checks(lesson, collector, GradingLoop(lesson, collector, pipe, Path(out), lang, server))
+    finally:
+        if server:
+            server.close()
+
+
+class GradingLoop:
+    """A worker's pytest plugin: the checks are collected once, then run on each file in turn, the
+    next file's child starting while the current one is graded."""
+
+    def __init__(self, lesson: Lesson, collector, pipe, out: Path, lang: str, server):
+        self.lesson, self.collector, self.pipe, self.out, self.lang, self.server = (
+            lesson, collector, pipe, out, lang, server)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
-        from .grading import open_submission, run_items
-        world = self.collector.scenario_world
-        waiting = open_submission(self.lesson, world, self.paths[0])
-        waiting.spawn(load=False)
-        for index, path in enumerate(self.paths):
-            child = waiting
-            if index + 1 < len(self.paths):
-                waiting = open_submission(self.lesson, world, self.paths[index + 1])
-                waiting.spawn(load=False)
+        from .grading import run_items
+        upcoming = self._next()
+        while upcoming:
+            (student, path, key), child = upcoming
+            upcoming = self._next()
             try:
-                self.results.append(summarise(run_items(session.items, self.collector, child, path), self.lang))
+                result = summarise(run_items(session.items, self.collector, child, Path(path)), self.lang)
             except Exception as error:  # the grader itself failed on this file: say so, go on
-                self.results.append(grader_failed(error))
+                result = grader_failed(error)
+            self.pipe.send((student, _save_student(self.out, student, key, result)))
         return True
+
+    def _next(self):
+        from .grading import open_submission
+        task = self.pipe.recv()
+        if task is None:
+            return None
+        child = open_submission(self.lesson, self.collector.scenario_world, Path(task[1]), forkserver=self.server)
+        child.spawn(load=False)
+        return task, child
 
 
 def grader_failed(error: Exception) -> dict:
     """The record of a file the grader itself could not grade: crashed, and why."""
     return {"score": 0, "max": None, "status": "crashed", "checks": [],
             "problem": f"the grader failed: {type(error).__name__}: {error}"}
-
-
-def grade_chunk(lesson_ref: str, paths: list[str], seed: int, lang: str) -> list[dict]:
-    """Grade a few files in one pytest session (in a worker): per file, what the outputs need."""
-    from mock_llm import load_world
-
-    from .grading import Collector, run_checks
-    lesson = load_lesson(lesson_ref)
-    collector = Collector(lesson, None, load_world(lesson.folder, seed))
-    loop = ChunkLoop(lesson, collector, [Path(p) for p in paths], lang)
-    run_checks(lesson, collector, loop)
-    return loop.results
 
 
 def summarise(result, lang: str) -> dict:
@@ -187,22 +268,12 @@ def summarise(result, lang: str) -> dict:
     if failures and all(c.failure.cause == LOAD_FAILURE for c in failures):
         status = STATUS_BY_KEY.get(failures[0].failure.key, "crashed")
     feedback = io.StringIO()
-    print_report(result, lang, f"python validate.py {lesson.name}", console=Console(
+    print_report(result, lang, f"python validate.py {lesson.name}", show_seed=False, console=Console(
         file=feedback, width=100, highlight=False, color_system=None, soft_wrap=True))
     return {"score": result.score, "max": result.max_score, "status": status,
             "seconds": round(result.seconds, 2), "checks": checks,
             "todos": {t.id: list(result.todo_score(t.id)) for t in lesson.todos},
             "gradescope": gradescope(result, lang), "feedback": feedback.getvalue()}
-
-
-CHUNK = 6  # files graded in one pytest session: start-up paid once, results saved every few files
-
-
-def chunks(todo: list, jobs: int) -> list[list]:
-    """The files to grade in chunks of at most CHUNK, smaller when there are few, so that every
-    worker has work."""
-    size = max(1, min(CHUNK, -(-len(todo) // max(1, jobs * 2))))
-    return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
 def lesson_version(lesson: Lesson) -> str:
@@ -281,19 +352,19 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                 records[entry.student] = cached
             else:
                 todo.append((entry, key))
-        with _progress(console, lang, len(todo)) as (progress, task):
-            with ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_warm_up) as pool:
-                running = {pool.submit(grade_chunk, str(lesson.folder), [str(e.path) for e, _ in chunk], seed,
-                                       lang): chunk for chunk in chunks(todo, jobs)}
-                for future in as_completed(running):
-                    chunk = running[future]
-                    try:
-                        results = future.result()
-                    except Exception as error:  # a worker died: its files are said to have crashed
-                        results = [grader_failed(error)] * len(chunk)
-                    for (entry, key), result in zip(chunk, results):
-                        records[entry.student] = _save_student(out, entry.student, key, result)
-                    progress.advance(task, len(chunk))
+        workers = Workers(lesson, todo, out, seed, lang, jobs) if todo else None  # before the bar's thread
+        graded_now = 0
+        try:
+            with _progress(console, lang, len(todo)) as (progress, task):
+                for student, record in workers.graded() if workers else ():
+                    records[student] = record
+                    graded_now += 1
+                    progress.advance(task)
+        except KeyboardInterrupt:  # what is graded is saved: a second run grades the rest
+            if workers:
+                workers.stop()
+            console.print(say("class_stopped", lang, graded=graded_now, left=len(todo) - graded_now), markup=False)
+            return 130
         flagged = flags(entries, lesson)
     ordered = [records[s] for s in sorted(records)]
     _write_gradebooks(out, lesson, ordered, flagged)

@@ -93,7 +93,9 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("lesson")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
         p.add_argument("--out", type=Path, required=True, metavar="GRADES", help="where the gradebooks go")
-        p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
+        # a submission that hangs waits out its time limit without working: a couple of workers
+        # more than cores keep the cores busy meanwhile
+        p.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 2, help="submissions graded at once")
         add_seed_arguments(p)
         p.add_argument("--require-isolation", action="store_true")
     p.add_argument("--lang", choices=LANGS, default=None)

@@ -105,13 +105,13 @@ class Collector:
             runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
 
 
-def open_submission(lesson: Lesson, world: LessonWorld, path: Path) -> Submission:
+def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None) -> Submission:
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
     protocol, so the file still loads and is graded."""
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
-    return Submission(path, model_function=lesson.model_function,
+    return Submission(path, model_function=lesson.model_function, forkserver=forkserver,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 

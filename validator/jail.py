@@ -73,25 +73,27 @@ def environment() -> dict[str, str]:
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def command(argv: list[str], *, files: list, fds: list[int], memory: int) -> tuple[list[str], dict]:
-    """The command line and environment that run `argv` jailed. Of the grader's files, the child
-    sees Python, the OS's libraries and `files`, each alone in its folder at its real path (argv's
-    mentions of them become that); `fds` are the open files argv's process gets; `memory`: bytes
-    per process and in total."""
+def spec(argv: list[str], *, files: list, fds: list[int], memory: int) -> dict:
+    """What jailer.py builds to run `argv` jailed. Of the grader's files, the child sees Python,
+    the OS's libraries and `files`, each alone in its folder at its real path (argv's mentions of
+    them become that); `fds` are the open files argv's process gets; `memory`: bytes per process
+    and in total."""
     real = {str(f): os.path.realpath(f) for f in files if os.path.exists(f)}
-    spec = {"grader": os.getpid(), "argv": [real.get(arg, arg) for arg in argv], "env": environment(),
+    return {"grader": os.getpid(), "argv": [real.get(arg, arg) for arg in argv], "env": environment(),
             "fds": fds, "plan": _plan(sorted(set(real.values()))),
             "hidden": os.path.join(KIT, "validator", "jail.py"),  # the probe checks it is not seen
             "limits": {"memory": memory, "processes": PROCESSES, "files": OPEN_FILES,
                        "file_bytes": FILE_BYTES, "cpu": CPU_SECONDS, "scratch": SCRATCH_BYTES}}
-    env = {**environment(), jailer.SPEC_VARIABLE: jailer.encode(spec)}
-    return [sys.executable, "-I", "-S", "-c", LAUNCH, "run"], env
 
 
-def stop(process: subprocess.Popen) -> bool:
-    """End a jailed child and all it started, and remove its cgroups. False if it isn't jailed."""
-    if not (isinstance(process.args, list) and LAUNCH in process.args[:5]):
-        return False
+def command(jail_spec: dict) -> tuple[list[str], dict]:
+    """The command line and environment that run a spec's argv jailed."""
+    return [sys.executable, "-I", "-S", "-c", LAUNCH, "run"], {**environment(), jailer.SPEC_VARIABLE: jailer.encode(jail_spec)}
+
+
+def stop(process) -> None:
+    """End a jailed child and all it started, and remove its cgroups. `process`: the launcher, a
+    subprocess.Popen or a forkserver.WarmProcess."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)  # A kills B: the pid namespace is empty when A exits
         try:
@@ -104,12 +106,11 @@ def stop(process: subprocess.Popen) -> bool:
             process.wait()
     for folder in _cgroup_folders().values():
         jailer.remove_cgroup(os.path.join(folder, jailer.cgroup_name(process.pid)))
-    return True
 
 
-def limit_process(memory: int) -> None:
+def process_limits(memory: int) -> dict:
     """An unjailed child's rlimits (not RLIMIT_NPROC: it would count all the user's processes)."""
-    jailer.set_rlimits({"memory": memory, "files": OPEN_FILES, "file_bytes": FILE_BYTES, "cpu": CPU_SECONDS})
+    return {"memory": memory, "files": OPEN_FILES, "file_bytes": FILE_BYTES, "cpu": CPU_SECONDS}
 
 
 _probed: tuple[str | None, tuple[str, ...]] | None = None
@@ -132,7 +133,7 @@ def _run_probe() -> tuple[str | None, tuple[str, ...]]:
         return f"isolation turned off ({OFF_VARIABLE}=off): {NOT_ENFORCED}", ()
     if os.environ.get("REACTLINGS_TRANSPORT") == "tcp":  # the child calls back by TCP: no jail then
         return f"isolation off (REACTLINGS_TRANSPORT=tcp): {NOT_ENFORCED}", ()
-    argv, env = command(["-"], files=[os.path.join(KIT, "validator", "sandbox.py")], fds=[], memory=1 << 30)
+    argv, env = command(spec(["-"], files=[os.path.join(KIT, "validator", "sandbox.py")], fds=[], memory=1 << 30))
     try:
         if threading.active_count() == 1:  # no other thread can hold a lock: forking is safe, and
             status, report = _fork_probe(env)  # saves starting an interpreter

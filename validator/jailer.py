@@ -13,6 +13,8 @@ processes follow, each started by the one before:
                   its capabilities; reaps orphans until C ends.
     C  sandbox    enters a user namespace of its own as uid 1000, drops the capabilities that gave
                   it, sets no_new_privs and its rlimits, and execs the sandbox: the learner's code.
+                  (Started by a fork server, see forkserver.py, A is a fork of a warm sandbox,
+                  and C runs the sandbox in place instead of exec'ing it.)
 
 A dies with the grader's thread that started it, B with A (PR_SET_PDEATHSIG); when B, pid 1, ends,
 the kernel kills all that is left in its pid namespace. On SIGTERM, A kills B and waits for it.
@@ -88,6 +90,14 @@ def remove_cgroup(folder: str) -> None:
         os.rmdir(folder)
     except OSError:
         pass  # gone already, or busy: the next launcher sweeps it
+
+
+def die_with(parent: int, status: int) -> None:
+    """This process gets SIGKILL when its parent (the thread that forked it) ends; if the parent
+    is gone already, it exits now with `status`."""
+    _prctl(PR_SET_PDEATHSIG, SIGKILL)
+    if os.getppid() != parent:
+        os._exit(status)  # the parent died before the line above
 
 
 def inside(path: str, folder: str) -> bool:
@@ -197,9 +207,7 @@ def _kill(pid: int) -> None:
 
 def launch(spec: dict, probe: bool) -> None:
     """A: in the grader's namespaces, as the grader's user."""
-    _prctl(PR_SET_PDEATHSIG, SIGKILL)
-    if os.getppid() != spec["grader"]:
-        os._exit(SETUP_FAILED)  # the grader died before the line above
+    die_with(spec["grader"], SETUP_FAILED)
     root = os.geteuid() == 0
     joined = _join_cgroups(spec["limits"], join=not probe) if root else []
     if probe:
@@ -412,6 +420,8 @@ def sandbox(spec: dict, probe: bool) -> None:
     os.chdir("/tmp")
     if probe:
         _report_probe(spec)
+    if "continue_with" in spec:  # forked from a warm fork server: the sandbox is loaded, run it here
+        spec["continue_with"]()  # never returns
     os.execve(spec["argv"][0], spec["argv"], spec["env"])
 
 

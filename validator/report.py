@@ -37,9 +37,14 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
 MAX_SHOWN = 4000  # characters of one failure message or printed output kept in any report
 
 
+# An object's address in its repr (`<ast.Call object at 0x7f3d5bea9fc0>`) changes from run to run.
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,16}\b")
+
+
 def clean(text: str, limit: int | None = MAX_SHOWN) -> str:
     """Text safe for a terminal, JSON and XML: control characters shown as \\x1b-style escapes,
-    at most `limit` characters."""
+    at most `limit` characters; the same on every run: objects' addresses left out."""
+    text = _ADDRESS.sub("at 0x…", text)
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
                         else f"\\u{ord(m.group()):04x}", text)
     return text if limit is None or len(text) <= limit else text[:limit] + " …"
@@ -69,10 +74,11 @@ def display_path(path: Path) -> str:
 
 
 def print_report(grade: Grade, lang: str, command: str, trace: str | None = None,
-                 console: Console | None = None, quiet: bool = False) -> None:
+                 console: Console | None = None, quiet: bool = False, show_seed: bool = True) -> None:
     """The terminal report: a summary line, then each TODO with its checks, a failure's reason
     (one root cause once) and the first hint. `trace` ("" for all, else a part of a check's or a
-    scenario's name) adds the prompts, replies and tool calls of the matching checks."""
+    scenario's name) adds the prompts, replies and tool calls of the matching checks. show_seed=False:
+    a report for students graded with the instructor's secret seed."""
     console = console or Console(highlight=False, soft_wrap=True)
     lesson = grade.lesson
     score = Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold")
@@ -84,8 +90,8 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
     console.print(Text(f"{grade.score}/{grade.max_score} · ", style="bold") + Text(summary))
-    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}   "
-                       f"{say('report_seed', lang)}{grade.seed}", style="dim"))
+    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}"
+                       + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"))
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
         checks = list(checks)
         todo = lesson.todo(todo_id)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import jail
+from . import jail, jailer
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -77,7 +77,7 @@ class LoadingModel:
 
 
 def _limit_child():
-    jail.limit_process(MEMORY_LIMIT)  # unjailed children only: a jailed one sets its own
+    jailer.set_rlimits(jail.process_limits(MEMORY_LIMIT))  # unjailed children only: a jailed one sets its own
 
 
 @dataclass
@@ -104,6 +104,8 @@ class Submission:
     spawned: float = 0.0  # when the child started: loading it is timed from then
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
+    forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading, watch)
+    jailed: bool = False  # the running child is jailed (jail.stop ends it)
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
              http: Callable | None = None, tools: Callable | None = None) -> Outcome:
@@ -149,16 +151,23 @@ class Submission:
 
     def _spawn_with_socket_pair(self) -> None:
         parent, child = socket.socketpair()
-        jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
+        self.jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
-        env = jail.environment()  # nothing of the grader's: no API key, no seed
-        if jailed:  # the child dies with the thread that spawns it: spawn from a lasting one
-            command, env = jail.command(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path],
-                                        fds=[child.fileno()], memory=MEMORY_LIMIT)
-        self.process = subprocess.Popen(
-            command, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=None if jailed else _limit_child,
-            env=env)
+        spec = jail.spec(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path],
+                         fds=[child.fileno()], memory=MEMORY_LIMIT) if self.jailed else None
+        self.process = None
+        if self.forkserver is not None:  # the child dies with the thread that spawns it: spawn from a lasting one
+            try:
+                self.process = self.forkserver.start(child, spec["argv"][-1] if spec else os.path.abspath(self.path),
+                                                     spec, jail.process_limits(MEMORY_LIMIT))
+            except OSError:
+                pass  # the server is gone: start this child cold
+        if self.process is None:
+            command, env = jail.command(spec) if spec else (command, jail.environment())  # nothing of the grader's
+            self.process = subprocess.Popen(
+                command, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=None if spec else _limit_child,
+                env=env)
         child.close()
         self._connected(parent)
 
@@ -424,7 +433,9 @@ class Submission:
     def close(self):
         """Kill the child and everything it started (jailed: its whole pid namespace)."""
         if self.process is not None:
-            if not jail.stop(self.process):
+            if self.jailed:
+                jail.stop(self.process)
+            else:
                 try:
                     if hasattr(os, "killpg"):
                         os.killpg(self.process.pid, signal.SIGKILL)
