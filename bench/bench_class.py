@@ -4,14 +4,13 @@
 
 Submissions are made from the kit's corpus (correct, buggy, looping, crashing files), each made
 unique by a comment. The class is graded once with `validate.py grade`; one `validate.py --file`
-per submission is timed on a sample and scaled up, and the sample's scores must equal the class
-run's. Figures are printed as submissions per second and as a ratio, with `python -c pass` timed
-in the same run as the baseline.
+per submission is timed on a sample and scaled up, and the sample's reports (Gradescope's
+results.json) must equal the class run's. Figures are printed as submissions per second and as a
+ratio, with `python -c pass` timed in the same run as the baseline.
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import json
 import statistics
@@ -46,18 +45,17 @@ def bench(lesson: str, count: int, sample: int, folder: Path) -> None:
     files = make_class(folder / lesson, lesson, count)
     out = folder / f"{lesson}-grades"
     whole = seconds([sys.executable, "validate.py", "grade", lesson, str(folder / lesson), "--out", str(out)])
-    with (out / "grades.csv").open(encoding="utf-8") as table:
-        scores = {row["student"]: row["score"] for row in csv.DictReader(table)}
     one_by_one = []
     for path in files[:: max(1, len(files) // sample)][:sample]:
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "validate.py", lesson, "--file", str(path), "--format", "gradescope"],
                               cwd=ROOT, capture_output=True, text=True)
         one_by_one.append(time.perf_counter() - started)
-        assert str(json.loads(done.stdout)["score"]) == scores[path.stem], f"{path.name}: scores differ"
+        in_class = json.loads((out / "students" / path.stem / "results.json").read_text(encoding="utf-8"))
+        assert json.loads(done.stdout) == in_class, f"{path.name}: the class run graded it differently"
     alone = statistics.mean(one_by_one) * count
     print(f"{lesson}: {count} submissions in {whole:.1f} s = {count / whole:.1f}/s; one by one "
-          f"≈ {alone:.1f} s; class run {alone / whole:.1f}× faster (scores identical on {len(one_by_one)})")
+          f"≈ {alone:.1f} s; class run {alone / whole:.1f}× faster (reports identical on {len(one_by_one)})")
 
 
 def main() -> None:

@@ -243,3 +243,11 @@ def test_a_worker_that_dies_costs_only_the_student_it_was_grading(tmp_path, monk
     assert table["s02"]["status"] == "crashed" and "grading process died" in table["s02"]["flags"]
     assert all(table[s]["status"] != "crashed" for s in table if s != "s02")
     assert table["s00"]["score"] == table["s00"]["max"]
+
+
+def test_grades_kept_inside_the_submissions_folder_are_not_a_student(tmp_path):
+    subs = _class_of(tmp_path / "subs", 2)
+    assert grade_class(subs, subs / "grades").returncode == 0
+    assert sorted(rows(subs / "grades")) == ["s00", "s01"]
+    again = grade_class(subs, subs / "grades")
+    assert again.stdout.splitlines()[-1].startswith("0 graded, 2 unchanged since the last run, 0 missing")

@@ -5,13 +5,14 @@ the way the lesson checks do.
 """
 import os
 import signal
+import subprocess
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from validator import runner
+from validator import forkserver, runner
 from validator.runner import Record, Submission, Unawaited
 
 LEARNER = '''
@@ -787,3 +788,53 @@ def test_tools_called_at_once_run_at_once_in_the_grader(load):
                    timeout=20)
     assert outcome.value == [str(n) for n in range(8)]
     assert most[0] >= 4  # not one after another
+
+
+# ---------------------------------------------------------------- started warm, by a fork server
+
+@pytest.fixture(scope="module")
+def server():
+    if not forkserver.available():
+        pytest.skip("no fork server on this system: children start cold")
+    started = forkserver.ForkServer()
+    yield started
+    started.close()
+
+
+@pytest.fixture
+def warm(tmp_path, server):
+    submission = Submission(write(tmp_path, LEARNER), forkserver=server)
+    yield submission
+    submission.close()
+
+
+def test_a_warm_child_answers_as_a_cold_one(warm, learner):
+    for func, args in (("crash", ()), ("hard_exit", ()), ("leave", (3,)), ("shout", ()), ("later", (21,))):
+        hot, cold = call(warm, func, *args), call(learner, func, *args)
+        assert (hot.value, hot.problem, hot.detail, hot.stdout, hot.error) == (
+            cold.value, cold.problem, cold.detail, cold.stdout, cold.error), func
+
+
+def test_a_warm_child_that_hangs_is_stopped_and_the_next_call_gets_a_fresh_one(warm):
+    assert call(warm, "block", timeout=1).problem == "hang"
+    assert call(warm, "later", 2).value == 4
+    hog = call(warm, "hog", timeout=30)  # the memory limit holds as in a cold child
+    assert (hog.error or {}).get("type") == "MemoryError" or hog.problem == "died"
+    assert call(warm, "later", 3).value == 6
+
+
+def test_a_warm_child_ends_with_its_signal(server, load):
+    submission = load("import os, signal\n\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+                      forkserver=server)
+    assert (call(submission, "die").problem, submission.import_failure) == ("died", None)
+    assert call(submission, "die").detail == "signal SIGKILL"
+
+
+def test_children_start_cold_when_the_fork_server_is_gone(load):
+    gone = forkserver.ForkServer()
+    gone.process.kill()
+    gone.process.wait()
+    submission = load(LEARNER, forkserver=gone)
+    assert call(submission, "later", 5).value == 10
+    assert isinstance(submission.process, subprocess.Popen)
+    gone.close()

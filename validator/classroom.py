@@ -62,13 +62,13 @@ class Entry:
 
 # ---------------------------------------------------------------- finding the submissions
 
-def find_submissions(folder: Path, lesson: Lesson, unpack_to: Path) -> list[Entry]:
+def find_submissions(folder: Path, lesson: Lesson, unpack_to: Path, out: Path) -> list[Entry]:
     if not folder.is_dir():
         raise LessonError("no_such_folder", path=folder)
     wanted = lesson.exercise.name
     entries: dict[str, Entry] = {}
     for item in sorted(folder.iterdir()):
-        if item.name.startswith("."):
+        if item.name.startswith(".") or item.resolve() == out.resolve():  # the gradebook, kept among them
             continue
         student = item.stem if item.is_file() else item.name
         if item.is_file() and item.suffix == ".py":
@@ -338,7 +338,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
     out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
     version = lesson_version(lesson)
     with tempfile.TemporaryDirectory(prefix="reactlings-unzipped-") as unpacked:
-        entries = find_submissions(submissions, lesson, Path(unpacked))
+        entries = find_submissions(submissions, lesson, Path(unpacked), out)
         records: dict[str, dict] = {}
         todo: list[tuple[Entry, str]] = []
         for entry in entries:

@@ -64,7 +64,11 @@ class ForkServer:
         with self.send_lock:
             socket.send_fds(self.control, [request], [sock.fileno()])
         with self.changed:
+            if self.gone:
+                raise OSError("the fork server is gone")
             if not self.changed.wait_for(lambda: number in self.started or self.gone, START_WAIT):
+                self.gone = True  # stuck: children start cold from now on
+                self.process.kill()
                 raise OSError("the fork server did not start the child")
             if number not in self.started:
                 raise OSError("the fork server is gone")
