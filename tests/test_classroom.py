@@ -192,6 +192,8 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
         while len(list(out.glob("students/*/record.json"))) < (3 if stop == signal.SIGINT else 8):
             assert time.monotonic() < deadline and run.poll() is None, "nothing was saved"
             time.sleep(0.05)
+        workers = [pid for pid in _pids() if _parent(pid) == run.pid]
+        ours = [f"--serve {fd} {worker}" for worker in workers for fd in range(3, 64)] + [str(subs)]
         os.killpg(run.pid, stop)
         stdout, stderr = run.communicate(timeout=60)
         if stop == signal.SIGINT:
@@ -200,7 +202,7 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
         saved = list(out.glob("students/*/record.json"))
         assert all(json.loads(p.read_text(encoding="utf-8"))["key"] for p in saved)  # each one whole
         deadline = time.monotonic() + 10
-        while _processes_named(str(ROOT / "validator" / "sandbox.py")):  # workers and children went too
+        while any(_processes_named(text) for text in ours):  # fork servers and children went too
             assert time.monotonic() < deadline, "processes outlived the stopped run"
             time.sleep(0.05)
     saved = len(list(out.glob("students/*/record.json")))
@@ -211,12 +213,25 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
     assert _without_seconds(out) == _without_seconds(fresh)
 
 
+def _pids() -> list[int]:
+    return [int(pid) for pid in os.listdir("/proc") if pid.isdigit()]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _processes_named(text: str) -> list[int]:
+    """Live processes whose command line holds `text` (a fork server's names the worker it serves;
+    each child forked from it keeps that command line)."""
     found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid in _pids():
         try:
-            if text.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(int(pid))
+            if text.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" "):
+                found.append(pid)
         except OSError:
             pass
     return found

@@ -71,6 +71,20 @@ def test_checks_that_build_an_undeclared_learner_type_say_so(lesson_folder):
     assert first["status"] == "failed" and "types:" in first["output"]
 
 
+def test_checks_that_cannot_run_are_one_clear_error_for_a_file_and_for_a_class(lesson_folder, tmp_path):
+    (lesson_folder / "checks.py").write_text("def broken(:\n", encoding="utf-8")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(lesson_folder / "solution.py", subs / "ann.py")
+    for command in (["--solution"], ["grade", str(subs), "--out", str(tmp_path / "grades")]):
+        argv = [*command[:1], str(lesson_folder), *command[1:]] if command[0] == "grade" else [str(lesson_folder), *command]
+        done = subprocess.run([sys.executable, "validate.py", *argv], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2 and "could not run" in done.stderr, done.stdout + done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+    assert not (tmp_path / "grades" / "students" / "ann").exists()  # no grade made up for ann
+
+
 LESSON_CHECKS = sorted((ROOT / "lessons").glob("*/checks.py")) + [THROWAWAY / "checks.py"]
 
 

@@ -169,6 +169,9 @@ class Workers:
                     except EOFError:  # it died as it wrote
                         yield self._died(worker)
                         continue
+                    if student is None:  # a broken lesson, not a student's doing
+                        self.stop()
+                        raise LessonError(record["key"], **record["params"])
                     worker["holds"].pop(0)
                     self._fill(worker)
                     yield student, record
@@ -210,6 +213,8 @@ def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: i
     collector = Collector(lesson, None, load_world(lesson.folder, seed))
     try:
         run_checks(lesson, collector, GradingLoop(lesson, collector, pipe, Path(out), lang, server))
+    except LessonError as error:  # the lesson's checks can't run at all: the run says so, once
+        pipe.send((None, {"key": error.key, "params": error.params}))
     finally:
         if server:
             server.close()
@@ -226,6 +231,8 @@ class GradingLoop:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
         from .grading import run_items
+        if session.testsfailed or not session.items:
+            return None  # the checks did not load: pytest's own loop stops, run_checks says why
         upcoming = self._next()
         while upcoming:
             (student, path, key), child = upcoming

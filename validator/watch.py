@@ -82,6 +82,8 @@ class WatchLoop:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
+        if session.testsfailed or not session.items:
+            return None  # the checks did not load: pytest's own loop stops, run_checks says why
         while True:
             grade = self.grade_once(session.items)
             workspace.record_score(self.lesson.name, grade.score, grade.max_score)
