@@ -208,8 +208,9 @@ def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: i
         jailer.die_with(run, 0)  # a run that is killed takes its workers with it
     jail.required = required
     jail.unavailable_reason()  # probed now, while this process has one thread: forking is safe
-    server = forkserver.ForkServer() if forkserver.available() else None
     lesson = load_lesson(lesson_ref)
+    server = forkserver.ForkServer(forkserver.imports_of(lesson.exercise, lesson.solution)) \
+        if forkserver.available() else None
     collector = Collector(lesson, None, load_world(lesson.folder, seed))
     try:
         run_checks(lesson, collector, GradingLoop(lesson, collector, pipe, Path(out), lang, server))

@@ -2,8 +2,8 @@
 
 Grading a class starts hundreds of children. Cold, each one starts Python, imports the sandbox's
 modules and, from day07 on, the `openai` library the learner's file imports: 0.1 s of CPU, 0.6 s
-with openai. A fork server (`python sandbox.py --serve`, see sandbox.serve) has all that loaded
-once; for each submission the grader sends it the child's socket and the jail's spec, and a fork
+with openai. A fork server (`python sandbox.py --serve`, see sandbox.serve) has the sandbox and
+what the lesson's own files import (imports_of) loaded once; for each submission the grader sends it the child's socket and the jail's spec, and a fork
 of it builds the jail and runs the sandbox in place (jailer.py's A, B and C, without an exec).
 What the learner's code meets is the same as in a cold child: the same jail, limits, environment,
 modules on its path and socket. Linux only; elsewhere children start cold.
@@ -15,6 +15,7 @@ modules on its path and socket. Linux only; elsewhere children start cold.
 """
 from __future__ import annotations
 
+import ast
 import itertools
 import marshal
 import os
@@ -37,14 +38,32 @@ def available() -> bool:
     return sys.platform == "linux" and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
 
 
+def imports_of(*paths: Path) -> list[str]:
+    """The modules these files import (a lesson's exercise file and solution): what learners'
+    files of the lesson import too, so the fork server loads them once."""
+    found = set()
+    for path in paths:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+    return sorted(found - {"__future__"})
+
+
 class ForkServer:
     """The grader's side: start children as forks of a warm sandbox. Start it from a thread that
     lasts as long as it is used (the server dies with that thread, as the children with it)."""
 
-    def __init__(self):
+    def __init__(self, preload: list[str] = ()):
+        """preload: modules the server imports once, for its children (see imports_of)."""
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.process = subprocess.Popen(
-            [sys.executable, "-X", "utf8", str(SANDBOX), "--serve", str(theirs.fileno()), str(os.getpid())],
+            [sys.executable, "-X", "utf8", str(SANDBOX), "--serve", str(theirs.fileno()), str(os.getpid()), *preload],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, env=jail.environment())
         theirs.close()

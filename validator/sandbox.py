@@ -631,23 +631,25 @@ def main(where, path):
 
 # ---------------------------------------------------------------- a warm fork server
 
-PRELOADED = ("openai", "concurrent.futures", "dataclasses", "typing", "re")  # imported by learners' files
+# The kit's modules a learner's file imports are stubs (install_mock_stubs): what they use instead.
+STUBS_USE = {"mock_llm": (), "mock_llm.http": ("openai",)}
 
 
-def serve(control_fd, grader):
-    """Be a fork server (forkserver.py): this file and what learners' files import are loaded
-    once; each submission's child is a fork of this process. Requests are read by a spare fork,
-    never here: the memory a child starts from holds no request, so no other student's file name.
-    Tells the grader how its forks ended: "exited PID WAIT_STATUS"."""
+def serve(control_fd, grader, preload):
+    """Be a fork server (forkserver.py): this file and `preload`, the modules the lesson's files
+    import, are loaded once; each submission's child is a fork of this process. Requests are read
+    by a spare fork, never here: the memory a child starts from holds no request, so no other
+    student's file name. Tells the grader how its forks ended: "exited PID WAIT_STATUS"."""
     import signal
 
     import jailer
     jailer.die_with(grader, 0)
-    for name in PRELOADED:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
+    for name in preload:
+        for module in STUBS_USE.get(name, (name,)):
+            try:
+                importlib.import_module(module)
+            except Exception:  # noqa: BLE001 -- not there, or not importable alone: the child will say
+                pass
     control = socket.socket(fileno=control_fd)
 
     def reap(*_):
@@ -717,6 +719,6 @@ def _spare(control, taken_w, server):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--serve":
-        serve(int(sys.argv[2]), int(sys.argv[3]))
+        serve(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     else:
         main(sys.argv[1], sys.argv[2])
