@@ -111,12 +111,12 @@ class ForkServer:
             with self.changed:
                 words = message.decode(errors="replace").split()
                 if words[:1] == ["started"] and len(words) == 3 and fds:
-                    self.started[int(words[1])] = (int(words[2]), fds[0])
+                    self.started[int(words[1])] = (int(words[2]), fds.pop(0))  # kept: the pidfd
                 elif words[:1] == ["exited"] and len(words) == 3:
                     self.exited[int(words[1])] = int(words[2])
                 elif not message:
                     self.gone = True
-                for fd in fds[1:] if words[:1] == ["started"] else fds:
+                for fd in fds:
                     os.close(fd)
                 self.changed.notify_all()
                 if self.gone:
