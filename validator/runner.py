@@ -104,7 +104,7 @@ class Submission:
     spawned: float = 0.0  # when the child started: loading it is timed from then
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
-    forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading, watch)
+    forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
     jailed: bool = False  # the running child is jailed (jail.stop ends it)
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
@@ -155,8 +155,8 @@ class Submission:
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
         spec = jail.spec(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path],
                          fds=[child.fileno()], memory=MEMORY_LIMIT) if self.jailed else None
-        self.process = None
-        if self.forkserver is not None:  # the child dies with the thread that spawns it: spawn from a lasting one
+        self.process = None  # a jailed child dies with the thread that spawns it: spawn from a lasting one
+        if self.forkserver is not None:
             try:
                 self.process = self.forkserver.start(child, spec["argv"][-1] if spec else os.path.abspath(self.path),
                                                      spec, jail.process_limits(MEMORY_LIMIT))
