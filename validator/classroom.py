@@ -231,9 +231,9 @@ class GradingLoop:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
-        from .grading import run_items
-        if session.testsfailed or not session.items:
-            return None  # the checks did not load: pytest's own loop stops, run_checks says why
+        from .grading import checks_loaded, run_items
+        if not checks_loaded(session):
+            return None
         upcoming = self._next()
         while upcoming:
             (student, path, key), child = upcoming

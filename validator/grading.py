@@ -128,6 +128,12 @@ def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
                           f"code {int(code)})")
 
 
+def checks_loaded(session) -> bool:
+    """Whether pytest collected the checks: a plugin that runs them itself (watch, class grading)
+    leaves a failed collection to pytest's own loop, and run_checks then says why."""
+    return not session.testsfailed and bool(session.items)
+
+
 def run_items(items, collector: Collector, submission: Submission, path: Path) -> Grade:
     """Run checks pytest has already collected, once more, on another submission (watch, class
     grading): one pytest session serves many gradings, so each costs no pytest start-up."""

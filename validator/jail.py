@@ -113,6 +113,10 @@ def process_limits(memory: int) -> dict:
     return {"memory": memory, "files": OPEN_FILES, "file_bytes": FILE_BYTES, "cpu": CPU_SECONDS}
 
 
+def limit_process(memory: int) -> None:
+    jailer.set_rlimits(process_limits(memory))
+
+
 _probed: tuple[str | None, tuple[str, ...]] | None = None
 _folders: dict | None = None
 

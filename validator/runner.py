@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import jail, jailer
+from . import jail
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -77,7 +77,7 @@ class LoadingModel:
 
 
 def _limit_child():
-    jailer.set_rlimits(jail.process_limits(MEMORY_LIMIT))  # unjailed children only: a jailed one sets its own
+    jail.limit_process(MEMORY_LIMIT)  # unjailed children only: a jailed one sets its own
 
 
 @dataclass

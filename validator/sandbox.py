@@ -392,7 +392,9 @@ class Child:
             stack, line = self._steady(frame)
             if ident == threading.main_thread().ident:
                 innermost = line
-            frames.extend(stack)
+            frames.extend(traceback.FrameSummary(self.path, number, name,
+                                                 line=linecache.getline(self.path, number).strip())
+                          for name, number in stack)
         waiting = self._suspended_tasks()
         for task, chain in waiting:
             frames.extend(s for f in chain if f.f_code.co_filename == self.path
@@ -434,20 +436,22 @@ class Child:
         return found
 
     def _steady(self, frame):
-        """A running thread's learner frames, outermost first, and its innermost learner line (see
-        _learner_line), the same at every look: from the first frame inside a `while` loop on, a
-        loop that spins is somewhere in its lines or in what they call, so that frame is shown at
-        the loop's first line and the frames below it are left out."""
+        """A running thread's learner frames as (function, line), outermost first, and its innermost
+        learner line (see _learner_line), the same at every look: from the first frame inside a
+        `while` loop on, a loop that spins is somewhere in its lines or in what they call, so that
+        frame is given the loop's first line and the frames below it are left out. Called by the
+        watchdog every SAMPLE_EVERY: it reads no source lines."""
         line = self._learner_line(_outward(frame))
-        stack = [f for f in traceback.extract_stack(frame) if f.filename == self.path] if frame else []
         if self.loops is None:
             self.loops = _while_loops(self.path)
-        for depth, summary in enumerate(stack):
-            header = self.loops.get(summary.lineno)
+        stack = []
+        for outer in reversed(list(_outward(frame))):
+            if outer.f_code.co_filename != self.path:
+                continue
+            header = self.loops.get(outer.f_lineno)
+            stack.append((outer.f_code.co_name, header or outer.f_lineno))
             if header is not None:
-                loop = traceback.FrameSummary(summary.filename, header, summary.name,
-                                              line=linecache.getline(summary.filename, header).strip())
-                return stack[:depth] + [loop], header if line is not None else None
+                return stack, header if line is not None else None
         return stack, line
 
     def _learner_line(self, frames):

@@ -25,7 +25,7 @@ from rich.text import Text
 from mock_llm import load_world
 
 from . import jail, workspace
-from .grading import Collector, Grade, open_submission, run_checks, run_items
+from .grading import Collector, Grade, checks_loaded, open_submission, run_checks, run_items
 from .lessons import LessonError, lesson_names, load_lesson, say
 from .report import failure_text, first_failing_todo
 
@@ -82,8 +82,8 @@ class WatchLoop:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
-        if session.testsfailed or not session.items:
-            return None  # the checks did not load: pytest's own loop stops, run_checks says why
+        if not checks_loaded(session):
+            return None
         while True:
             grade = self.grade_once(session.items)
             workspace.record_score(self.lesson.name, grade.score, grade.max_score)
