@@ -34,9 +34,20 @@ TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 # Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
 # loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
-# Tool calls run here, in the grader, each in its own thread, so tools the learner calls at once
-# (a thread pool, asyncio.gather) run at once, as they would in the learner's own process.
-TOOL_RUNNERS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="reactlings-tool")
+
+
+def _new_tool_runners() -> None:
+    """Tool calls run here, in the grader, each in its own thread, so tools the learner calls at
+    once (a thread pool, asyncio.gather) run at once, as they would in the learner's own process."""
+    global TOOL_RUNNERS
+    TOOL_RUNNERS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="reactlings-tool")
+
+
+_new_tool_runners()
+# A fork (a class-grading worker) gets a pool of its own: the pool's threads stayed behind in the
+# parent, and a pool that counts them as its own never starts new ones, so tool calls would wait.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_tool_runners)
 
 
 class Problem(Exception):
