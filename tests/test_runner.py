@@ -838,3 +838,18 @@ def test_children_start_cold_when_the_fork_server_is_gone(load):
     assert call(submission, "later", 5).value == 10
     assert isinstance(submission.process, subprocess.Popen)
     gone.close()
+
+
+def test_a_fork_of_the_grader_runs_tool_calls_on_threads_of_its_own():
+    """A class-grading worker is a fork of a grader that may have run tools already."""
+    started = [runner.TOOL_RUNNERS.submit(time.sleep, 0.01) for _ in range(32)]  # every thread made
+    for future in started:
+        future.result()
+    pid = os.fork()
+    if pid == 0:
+        ran = runner.TOOL_RUNNERS.submit(lambda: 42)
+        try:
+            os._exit(0 if ran.result(timeout=5) == 42 else 1)
+        except Exception:
+            os._exit(2)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
