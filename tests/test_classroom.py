@@ -12,6 +12,7 @@ import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 
+import processes
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,7 +193,7 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
         while len(list(out.glob("students/*/record.json"))) < (3 if stop == signal.SIGINT else 8):
             assert time.monotonic() < deadline and run.poll() is None, "nothing was saved"
             time.sleep(0.05)
-        workers = [pid for pid in _pids() if _parent(pid) == run.pid]
+        workers = processes.children(run.pid)
         ours = [f"--serve {fd} {worker}" for worker in workers for fd in range(3, 64)] + [str(subs)]
         os.killpg(run.pid, stop)
         stdout, stderr = run.communicate(timeout=60)
@@ -201,10 +202,7 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
             assert "run the same command again" in stdout
         saved = list(out.glob("students/*/record.json"))
         assert all(json.loads(p.read_text(encoding="utf-8"))["key"] for p in saved)  # each one whole
-        deadline = time.monotonic() + 10
-        while any(_processes_named(text) for text in ours):  # fork servers and children went too
-            assert time.monotonic() < deadline, "processes outlived the stopped run"
-            time.sleep(0.05)
+        assert all(processes.gone(text) for text in ours), "processes outlived the stopped run"
     saved = len(list(out.glob("students/*/record.json")))
     again = grade_class(subs, out)
     assert again.stdout.splitlines()[-1].startswith(f"{16 - saved} graded, {saved} unchanged")
@@ -213,28 +211,6 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
     assert _without_seconds(out) == _without_seconds(fresh)
 
 
-def _pids() -> list[int]:
-    return [int(pid) for pid in os.listdir("/proc") if pid.isdigit()]
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _processes_named(text: str) -> list[int]:
-    """Live processes whose command line holds `text` (a fork server's names the worker it serves;
-    each child forked from it keeps that command line)."""
-    found = []
-    for pid in _pids():
-        try:
-            if text.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" "):
-                found.append(pid)
-        except OSError:
-            pass
-    return found
 
 
 def test_a_worker_that_dies_costs_only_the_student_it_was_grading(tmp_path, monkeypatch):

@@ -327,7 +327,7 @@ def test_hints_come_one_level_more_each_time(tmp_path, monkeypatch):
     lesson = load_lesson("day06")
     first = in_workspace(tmp_path, "hint", "day06")
     todo = lesson.todo("1.2")
-    assert f"TODO 1.2" in first.stdout and todo.hints[0]["en"] in first.stdout
+    assert "TODO 1.2" in first.stdout and todo.hints[0]["en"] in first.stdout
     again = in_workspace(tmp_path, "hint", "day06")
     assert f"{min(2, len(todo.hints))} of {len(todo.hints)}" in again.stdout
 

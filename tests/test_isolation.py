@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import processes
 import pytest
 
 from validator import forkserver, jail, jailer
@@ -86,32 +86,6 @@ def attack(tmp_path: Path, name: str, **placeholders) -> Graded:
     return grade(submit(tmp_path, name, results=results, **placeholders), results)
 
 
-def processes_of(file: Path) -> list[int]:
-    """Host pids of live processes whose command line names this submission: the sandbox and all
-    it forked (and the grader while it runs)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if str(file).encode() in cmdline and state != "Z" and int(pid) != os.getpid():
-            found.append(int(pid))
-    return found
-
-
-def gone(file: Path, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while processes_of(file):
-        if time.monotonic() > deadline:
-            for pid in processes_of(file):  # do not leave them behind when the test fails
-                os.kill(pid, signal.SIGKILL)
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
 
@@ -154,7 +128,7 @@ def test_the_grader_cannot_be_stopped_or_killed(tmp_path):
 def test_no_daemon_outlives_the_grader_to_rewrite_results(tmp_path):
     graded = attack(tmp_path, "daemon_rewrites_results")
     assert graded.score == 0
-    assert gone(graded.file, within=0.5)  # the pid namespace went with the grader's child
+    assert processes.gone(str(graded.file))  # the pid namespace went with the grader's child
     time.sleep(1)  # what a surviving daemon would have used to write
     assert (tmp_path / "results.json").read_text(encoding="utf-8") == graded.results_text
 
@@ -162,7 +136,7 @@ def test_no_daemon_outlives_the_grader_to_rewrite_results(tmp_path):
 def test_a_spinner_renamed_as_a_kernel_thread_ends_with_the_grader(tmp_path):
     graded = attack(tmp_path, "kworker_spinner")
     assert graded.findings == "kworker_spinner"
-    assert gone(graded.file, within=0.5)
+    assert processes.gone(str(graded.file))
 
 
 def test_nothing_outside_its_own_tmp_can_be_written(tmp_path):
@@ -227,7 +201,7 @@ def test_memory_and_scratch_are_limited_in_total(tmp_path):
     assert written <= jail.SCRATCH_BYTES >> 20
     if jail.totals_note() is None:  # a memory cgroup of its own: 1 GB for all its processes
         assert held <= 1, graded.findings
-    assert gone(graded.file, within=0.5)
+    assert processes.gone(str(graded.file))
 
 
 @pytest.mark.slow
@@ -236,7 +210,7 @@ def test_a_fork_bomb_is_contained(tmp_path):
     assert graded.score == 0
     started = int(re.search(r"processes started: (\d+)", graded.findings).group(1))
     assert started < jail.PROCESSES
-    assert gone(graded.file, within=1)
+    assert processes.gone(str(graded.file))
 
 
 @pytest.mark.slow
@@ -245,56 +219,25 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
     grader = subprocess.Popen([sys.executable, "validate.py", "day06", "--file", str(file), "--seed", SEED],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
-    while not (daemon := [p for p in processes_of(file) if _name(p) == "kworker/1:2"]):
+    while not (daemon := [p for p in processes.living(str(file)) if processes.name(p) == "kworker/1:2"]):
         assert time.monotonic() < deadline, "the daemon never started"
         time.sleep(0.05)
-    launchers = [pid for pid in _children(grader.pid) if b"jailer" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    launchers = [pid for pid in processes.children(grader.pid) if pid in processes.living("jailer")]
     assert len(launchers) == 1
-    daemon, launcher = _identity(daemon[0]), _identity(launchers[0])
+    daemon, launcher = processes.identity(daemon[0]), processes.identity(launchers[0])
     grader.kill()  # no cleanup: SIGKILL
     grader.wait()
-    assert gone(file, within=3)
+    assert processes.gone(str(file))
     # Killed, a process may wait a moment for a CPU, or to tear down its memory; the launcher then
     # stays a zombie until the machine's init reaps it.
     deadline = time.monotonic() + 5
-    while (_state(*daemon), _state(*launcher)) not in {("gone", "Z"), ("gone", "gone")}:
-        assert time.monotonic() < deadline, f"still there: daemon {_state(*daemon)}, launcher {_state(*launcher)}"
+    while (processes.state(daemon), processes.state(launcher)) not in {("gone", "Z"), ("gone", "gone")}:
+        assert time.monotonic() < deadline, (processes.state(daemon), processes.state(launcher))
         time.sleep(0.05)
     # The killed grader's cgroups are left behind, empty; the next grading sweeps them.
     leftovers = [os.path.join(f, jailer.cgroup_name(launchers[0])) for f in jailer.cgroup_folders().values()]
     grade(submit(tmp_path, None, "dave.py"), tmp_path / "dave.json")
     assert not any(os.path.exists(folder) for folder in leftovers)
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
-                found.append(int(pid))
-        except OSError:
-            pass
-    return found
-
-
-def _name(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def _identity(pid: int) -> tuple[int, str]:
-    """A pid and its start time: once a process is reaped its pid may be given to a new one."""
-    return pid, Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-
-
-def _state(pid: int, started: str) -> str:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return "gone"
-    return fields[0] if fields[19] == started else "gone"
 
 
 # ---------------------------------------------------------------- a class graded at once
@@ -345,7 +288,7 @@ def test_a_class_run_holds_as_well(tmp_path):
     assert sorted(p.name for p in subs.iterdir()) == sorted([f"{s}.py" for s in student.values()] + ["classmate-honest.py"])
     rewritten = out / "students" / student["daemon_rewrites_results"] / "results.json"
     before = rewritten.read_text(encoding="utf-8")
-    assert gone(forkserver.SANDBOX, within=3)  # the fork servers, and every child forked from them
+    assert processes.gone(str(forkserver.SANDBOX))  # the fork servers, and every child forked from them
     time.sleep(1)  # what a surviving daemon would have used to write
     assert rewritten.read_text(encoding="utf-8") == before
 

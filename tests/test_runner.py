@@ -4,12 +4,12 @@ Each test writes a small "learner" file into tmp_path and calls its functions th
 the way the lesson checks do.
 """
 import os
-import signal
 import subprocess
 import textwrap
 import time
 from pathlib import Path
 
+import processes
 import pytest
 
 from validator import forkserver, runner
@@ -356,28 +356,10 @@ def test_too_much_memory_fails_without_hanging_the_grader(learner):
 def test_close_kills_what_the_child_started(learner):
     outcome = call(learner, "spawn")
     sleeper = outcome.value
-    assert isinstance(sleeper, int) and running(sleeper)
+    assert isinstance(sleeper, int) and processes.alive(sleeper)
     learner.close()
     assert learner.process is None
-    assert wait_until_gone(sleeper)
-
-
-def running(pid: int) -> bool:
-    """True while pid exists and is not a zombie (a killed orphan stays a zombie until reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def wait_until_gone(pid: int) -> bool:
-    for _ in range(200):  # SIGKILL is delivered asynchronously: look again for a while
-        if not running(pid):
-            return True
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)  # do not leave it behind if the test fails
-    return False
+    assert processes.gone(sleeper)
 
 
 def test_a_lone_surrogate_in_a_value_does_not_kill_the_child(learner):

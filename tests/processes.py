@@ -1,0 +1,88 @@
+"""Finding the processes a grading started, through /proc (Linux), for the tests that check that
+none of them outlives what started it."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (which may hold spaces): state first."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def pids() -> list[int]:
+    return [int(pid) for pid in os.listdir("/proc") if pid.isdigit()]
+
+
+def alive(pid: int) -> bool:
+    """True while pid exists and is not a zombie (a killed orphan is one until it is reaped)."""
+    try:
+        return _stat(pid)[0] != "Z"
+    except OSError:
+        return False
+
+
+def living(text: str) -> list[int]:
+    """Live processes other than this one whose command line holds `text`."""
+    found = []
+    for pid in pids():
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if text.encode() in cmdline and alive(pid) and pid != os.getpid():
+            found.append(pid)
+    return found
+
+
+def children(parent: int) -> list[int]:
+    found = []
+    for pid in pids():
+        try:
+            if int(_stat(pid)[1]) == parent:
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def identity(pid: int) -> tuple[int, str]:
+    """A pid and its start time: once a process is reaped, its pid may be given to a new one."""
+    return pid, _stat(pid)[19]
+
+
+def state(process: tuple[int, str]) -> str:
+    """R, S, Z… for a process known by its identity(), or "gone"."""
+    pid, started = process
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return "gone"
+    return fields[0] if fields[19] == started else "gone"
+
+
+def gone(match: int | str, within: float = 5.0) -> bool:
+    """Wait until the process `match` (a pid), or every live process whose command line holds it,
+    has ended. Killed, a process may wait a moment for a CPU; one still there after `within`
+    seconds is killed, so that a failing test leaves nothing behind."""
+    def left() -> list[int]:
+        return living(match) if isinstance(match, str) else [match] * alive(match)
+
+    deadline = time.monotonic() + within
+    while left():
+        if time.monotonic() > deadline:
+            for pid in left():
+                os.kill(pid, signal.SIGKILL)
+            return False
+        time.sleep(0.05)
+    return True
