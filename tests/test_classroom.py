@@ -46,6 +46,7 @@ def classroom(tmp_path_factory):
     with zipfile.ZipFile(subs / "ivan.zip", "w") as bundle:
         bundle.writestr("../../escape.py", "print('out')\n")
     shutil.copy(CORPUS / "bad_sleep_forever.py", subs / "judy.py")
+    (subs / "kim.py").write_bytes(b"\xef\xbb\xbf" + (ROOT / "solutions" / "day06.py").read_bytes())  # saved with a BOM
     out = folder / "grades"
     first = grade_class(subs, out)
     return subs, out, first
@@ -60,7 +61,7 @@ def test_one_row_per_student_with_status_and_todo_columns(classroom):
     subs, out, first = classroom
     assert first.returncode == 0, first.stderr
     table = rows(out)
-    assert sorted(table) == ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
+    assert sorted(table) == ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy", "kim"]
     assert list(next(iter(table.values())))[:4] == ["student", "score", "max", "TODO 1.2"]
     assert (table["alice"]["score"], table["alice"]["status"]) == (table["alice"]["max"], "graded")
     assert table["bob"]["status"] == "syntax error" and table["bob"]["score"] == "0"
@@ -76,6 +77,7 @@ def test_flags_copies_and_the_reference_solution(classroom):
     table = rows(out)
     assert "same code as carol" in table["alice"]["flags"]
     assert "same as the reference solution" in table["dave"]["flags"]
+    assert "same as the reference solution" in table["kim"]["flags"]  # read as Python reads it
     assert "solution markers" in table["dave"]["flags"]
     assert table["erin"]["flags"] == ""
 
@@ -104,12 +106,12 @@ def test_a_second_run_grades_only_what_changed(classroom, tmp_path):
     subs, out, _ = classroom
     before = (out / "grades.csv").read_text(encoding="utf-8")
     again = grade_class(subs, out)
-    assert again.stdout.splitlines()[-1].startswith("0 graded, 7 unchanged")
+    assert again.stdout.splitlines()[-1].startswith("0 graded, 8 unchanged")
     assert (out / "grades.csv").read_text(encoding="utf-8") == before
     (subs / "alice.py").write_text((CORPUS / "bad_while_true.py").read_text(encoding="utf-8"), encoding="utf-8")
     try:
         changed = grade_class(subs, out)
-        assert changed.stdout.splitlines()[-1].startswith("1 graded, 6 unchanged")
+        assert changed.stdout.splitlines()[-1].startswith("1 graded, 7 unchanged")
         assert rows(out)["alice"]["score"] != rows(out)["alice"]["max"]
     finally:
         shutil.copy(CORPUS / "good_regex.py", subs / "alice.py")

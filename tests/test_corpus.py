@@ -54,7 +54,7 @@ def todo_ids(lesson: str) -> list[str]:
 def read_header(path: Path) -> dict[str, str]:
     """The `# key: value` lines at the top of a file, as {key: value}."""
     header: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8-sig").splitlines():  # a file may start with a BOM
         if not line.startswith("#"):
             break
         key, colon, value = line.lstrip("#").partition(":")

@@ -9,6 +9,7 @@ fresh mock session of the lesson's protocol.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,7 +23,7 @@ from mock_llm.text_react import (ACTION, ACTION_INPUT, OBSERVATION, answer_text,
 from mock_llm.tools import calculate
 
 from .lessons import Lesson, LessonError
-from .runner import Outcome, Submission
+from .runner import Outcome, Submission, read_source
 from .wire import Opaque, Record, Unawaited
 
 __all__ = [
@@ -168,6 +169,13 @@ class Learner:
     @property
     def time_limit(self) -> float:
         return self.limit or self.lesson.time_limit
+
+    def syntax_tree(self) -> ast.Module | None:
+        """The file's syntax tree, for the checks that read the source; None if it can't be read."""
+        try:
+            return ast.parse(read_source(self.submission.path))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
 
     def call(self, func: str, *args, tools: ToolBox | None = None):
         """func(*args) in the learner's process; its value, or Fail with the reason there is none.

@@ -46,10 +46,12 @@ from . import forkserver, jail, jailer
 from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
 from .report import clean, failure_text, gradescope, print_report, write_atomically
+from .runner import read_source
 
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes a student's zip may unpack to
 STATUS_BY_KEY = {"import_syntax": "syntax error", "import_hang": "timed out", "import_died": "crashed",
-                 "import_flood": "crashed", "import_failed": "crashed", "loads_model": "crashed"}
+                 "import_flood": "crashed", "import_failed": "crashed", "import_input": "crashed",
+                 "loads_model": "crashed"}
 
 
 @dataclass
@@ -321,8 +323,8 @@ def normalised(source: str) -> str:
 def flags(entries: list[Entry], lesson: Lesson) -> dict[str, list[str]]:
     """student -> reasons to look at the submission by hand."""
     found: dict[str, list[str]] = {}
-    texts = {e.student: e.path.read_text(encoding="utf-8", errors="replace") for e in entries if e.path}
-    reference = normalised(lesson.solution.read_text(encoding="utf-8")) if lesson.solution.is_file() else None
+    texts = {e.student: read_source(e.path) for e in entries if e.path}
+    reference = normalised(read_source(lesson.solution)) if lesson.solution.is_file() else None
     groups: dict[str, list[str]] = {}
     for student, text in texts.items():
         shape = normalised(text)

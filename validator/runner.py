@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +64,7 @@ class Outcome:
     value: object = None
     error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
     problem: str | None = None  # hang, died, flood, missing, budget, bad_prompt, unexpected_llm,
-    # protocol, import_failed, import_hang, import_died, import_flood, loads_model, ...
+    # protocol, import_failed, import_input, import_hang, import_died, import_flood, loads_model, ...
     detail: str = ""  # for a problem: exit status, budget, ...
     stdout: str = ""
     unawaited: int = 0  # model-call coroutines made but never awaited
@@ -89,6 +90,15 @@ class LoadingModel:
 
 def _limit_child():
     jail.limit_process(MEMORY_LIMIT)  # unjailed children only: a jailed one sets its own
+
+
+def read_source(path: Path) -> str:
+    """A Python file's text as Python reads it: a BOM or a `# coding:` line chooses the encoding."""
+    try:
+        with tokenize.open(path) as file:
+            return file.read()
+    except (SyntaxError, UnicodeDecodeError):  # an unknown or wrong encoding: Python can't read it either
+        return Path(path).read_text(encoding="utf-8", errors="replace")
 
 
 @dataclass
@@ -249,8 +259,10 @@ class Submission:
                 message = Outcome(problem="import_flood", stdout=str(message.get("stdout", "")))
             elif op == "import_failed":
                 error = message.get("error") if isinstance(message.get("error"), dict) else {}
-                message = Outcome(problem="loads_model" if loading.used else "import_failed", error=error,
-                                  stdout=str(message.get("stdout", "")))
+                problem = "loads_model" if loading.used else "import_failed"
+                if error.get("type") == "EOFError":  # input() at module level: nobody types during grading
+                    problem = "import_input"
+                message = Outcome(problem=problem, error=error, stdout=str(message.get("stdout", "")))
             else:
                 message = Outcome(problem="protocol", detail=f"unexpected message {op!r} while loading")
             break

@@ -602,7 +602,10 @@ def install_mock_stubs(child):
 
 def main(where, path):
     path = os.path.abspath(path)
-    sys.path[0] = os.path.dirname(path)  # imports resolve as when the learner runs the file
+    # The file's folder, for a module of the learner's next to it, but last: a student's file named
+    # random.py or json.py must not stand in for the standard module that openai imports.
+    sys.path[0:1] = []
+    sys.path.append(os.path.dirname(path))
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
     child = None
     channel = Channel(where, on_stop=lambda: child.stop())

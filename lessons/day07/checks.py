@@ -6,7 +6,6 @@ Numbers come from `world`, so with another seed every expected value changes.
 """
 import ast
 import json
-from pathlib import Path
 
 from validator.checking import Fail, Record, ToolBox, check, completion_arg, expect, registry_arg, shown
 
@@ -142,18 +141,16 @@ def test_messages_are_fresh(learner, world):
 
 def fail_shared_history(learner, func):
     """The conversation outlived its call: say where it is kept, a default argument or elsewhere."""
-    found = mutable_default(Path(learner.submission.path), func)
+    found = mutable_default(learner.syntax_tree(), func)
     if found:
         raise Fail("messages_default_shared", where=found[0], param=found[1])
     raise Fail("messages_shared")
 
 
-def mutable_default(path: Path, func: str) -> tuple[str, str] | None:
+def mutable_default(tree: ast.Module | None, func: str) -> tuple[str, str] | None:
     """(function, "name=[]") when `func`, or a function it calls, has a default argument that is a
     list, dict or set: made once, when the def runs, and shared by every call. Read from the source."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
+    if tree is None:
         return None
     defs: dict[str, list] = {}
     for node in ast.walk(tree):

@@ -7,7 +7,6 @@ latest user message to know which turn of the conversation it is in (scenarios.y
 """
 import ast
 import json
-from pathlib import Path
 
 from validator.checking import Fail, check, expect, learner_object, registry_arg, shown
 
@@ -128,7 +127,7 @@ def expect_no_leak(learner, messages, question):
 
 def fail_leak(learner, found):
     """The history outlived its session: say where it is kept, if the source shows it."""
-    tree = source_tree(learner)
+    tree = learner.syntax_tree()
     for node in ast.walk(tree) if tree else ():
         if isinstance(node, ast.ClassDef) and node.name == "ChatSession":
             for item in node.body:  # a list in the class body: one object, shared by every instance
@@ -147,13 +146,6 @@ def fail_leak(learner, found):
                         if is_mutable(default) and not isinstance(default, ast.Dict):  # tool_impl={…} is fine
                             raise Fail("leaked_default", found=found, param=f"{arg.arg}={ast.unparse(default)}")
     raise Fail("leaked", found=found)
-
-
-def source_tree(learner):
-    try:
-        return ast.parse(Path(learner.submission.path).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return None
 
 
 def is_mutable(node) -> bool:
