@@ -60,6 +60,15 @@ def test_an_unknown_protocol_is_an_error_when_the_lesson_loads(lesson_folder):
     assert done.returncode == 2 and "unknown protocol" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_data_file_the_lesson_names_must_be_in_its_folder(lesson_folder):
+    (lesson_folder / "lesson.yaml").write_text((lesson_folder / "lesson.yaml").read_text(encoding="utf-8")
+                                               + "files: [rates.yaml]\n", encoding="utf-8")
+    with pytest.raises(LessonError, match="`files` names rates.yaml, which is not in"):
+        load_lesson(str(lesson_folder))
+    (lesson_folder / "rates.yaml").write_text("rate: 2\n", encoding="utf-8")
+    assert load_lesson(str(lesson_folder)).files == [lesson_folder / "rates.yaml"]
+
+
 def test_checks_that_build_an_undeclared_learner_type_say_so(lesson_folder):
     checks = lesson_folder / "checks.py"
     checks.write_text(checks.read_text(encoding="utf-8").replace(

@@ -111,7 +111,7 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
     protocol, so the file still loads and is graded."""
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
-    return Submission(path, model_function=lesson.model_function, forkserver=forkserver,
+    return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 

@@ -75,6 +75,7 @@ class Lesson:
     types: list[str]  # the exercise's classes the checks build (Tool, AgentStep, …)
     solution: Path
     messages: dict = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)  # the lesson's files the learner's code may read
 
     def todo(self, todo_id: str) -> Todo:
         return next(t for t in self.todos if t.id == todo_id)
@@ -108,7 +109,11 @@ def load_lesson(name: str) -> Lesson:
             types=[str(t) for t in data.get("types", [])],
             solution=(folder / data["solution"]) if "solution" in data else SOLUTIONS_DIR / f"{folder.name}.py",
             messages=data.get("messages", {}),
+            files=[folder / str(f) for f in data.get("files", [])],
         )
+        for file in lesson.files:
+            if not file.is_file():
+                raise LessonError(f"{path}: `files` names {file.name}, which is not in {folder}")
         scenarios = read_yaml(folder / "scenarios.yaml")
         protocol(str(scenarios.get("protocol", "")) if isinstance(scenarios, dict) else "")
     except FileNotFoundError as err:

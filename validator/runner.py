@@ -127,6 +127,7 @@ class Submission:
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
     jailed: bool = False  # the running child is jailed (jail.stop ends it)
+    readable: list = field(default_factory=list)  # the lesson's files it may read (data it loads)
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
              http: Callable | None = None, tools: Callable | None = None) -> Outcome:
@@ -174,7 +175,7 @@ class Submission:
         parent, child = socket.socketpair()
         self.jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
-        spec = jail.spec(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path],
+        spec = jail.spec(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path, *self.readable],
                          fds=[child.fileno()], memory=MEMORY_LIMIT) if self.jailed else None
         self.process = None  # a jailed child dies with the thread that spawns it: spawn from a lasting one
         if self.forkserver is not None:
