@@ -190,12 +190,10 @@ class JsonSession(DecisionSession):
 
     def observations(self, messages: list[dict]) -> list[str]:
         """The `tool` messages, except one right after a broken reply: that says what was wrong."""
-        return [_text(m) for i, m in enumerate(messages) if m.get("role") == "tool" and not _after_broken(messages, i)]
+        return [_text(messages[i]) for i in _results(messages)]
 
     def since_last_result(self, messages: list[dict]) -> list[dict]:
-        last = max((i for i, m in enumerate(messages) if m.get("role") == "tool" and not _after_broken(messages, i)),
-                   default=-1)
-        return messages[last + 1:]
+        return messages[max(_results(messages), default=-1) + 1:]
 
     def write_content(self, messages: list[dict]) -> str:
         return self.answer(messages)
@@ -231,13 +229,16 @@ def corrected(messages: list[dict], broken: str) -> bool:
     return False
 
 
-def _after_broken(messages: list[dict], index: int) -> bool:
-    """Whether the message at `index` comes right after a broken reply (other tool messages aside)."""
-    for message in reversed(messages[:index]):
-        if message.get("role") == "tool":
-            continue
-        return message.get("role") == "assistant" and _squashed(BROKEN_LEAD) in _squashed(_text(message))
-    return False
+def _results(messages: list[dict]) -> list[int]:
+    """Where the tool results are, leaving out those right after a broken reply (other tool
+    messages aside): those say what was wrong. One pass: a learner may send thousands."""
+    found, after_broken = [], False
+    for i, message in enumerate(messages):
+        if message.get("role") != "tool":
+            after_broken = message.get("role") == "assistant" and _squashed(BROKEN_LEAD) in _squashed(_text(message))
+        elif not after_broken:
+            found.append(i)
+    return found
 
 
 def _messages(payload) -> list[dict]:

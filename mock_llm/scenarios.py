@@ -74,14 +74,19 @@ class Scenario:
         {a} a drawn value · {obs1} the first observation · {obs1:number} the first number in it ·
         {obs1.price} a field of it, read as JSON (or a Python literal) · {n} the next call's number.
         """
-        names = dict(self.values, n=len(observations) + 1)
-        names.update({f"obs{i}": obs for i, obs in enumerate(observations, start=1)})
+        def value_of(name: str) -> str:  # looked up, not gathered: a run may read thousands of observations
+            number = name[3:] if name.startswith("obs") else ""
+            if name == "n":
+                return str(len(observations) + 1)
+            if number.isdigit() and 1 <= int(number) <= len(observations):
+                return observations[int(number) - 1]
+            if name in self.values:
+                return str(self.values[name])
+            raise ScenarioError(f"scenario {self.name!r}: unknown placeholder {{{name}}}")
 
         def fill(match: re.Match) -> str:
             name, key, flt = match.group(1), match.group(2), match.group(3)
-            if name not in names:
-                raise ScenarioError(f"scenario {self.name!r}: unknown placeholder {{{name}}}")
-            value = str(names[name])
+            value = value_of(name)
             if key:
                 value = str(field_of(value, key))
             return first_number(value) if flt == "number" else value

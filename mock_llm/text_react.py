@@ -47,12 +47,14 @@ import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .protocols import BadPayload, Session, message_text
 
 # A line such as "Action: Calculator", also "- Action：Calculator", "**Action:** Calculator" or
-# "Action 2: Calculator".
-_KEY = r"^[\s>*#\-\d.)]*{}(?:\s*\d+)?\s*\**\s*[:：]\s*\**\s*(.*)$"
+# "Action 2: Calculator". Possessive (*+): a line of spaces that is no key fails at once, instead of
+# trying every way to share the spaces out (a learner's prompt could make that take hours).
+_KEY = r"^[\s>*#\-\d.)]*+{}(?:\s*+\d+)?+\s*+\**+\s*+[:：]\s*+\**+\s*+(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)
@@ -89,6 +91,11 @@ def _tool_input(text: str) -> str:
     return re.sub(r"\s+", "", text.strip().strip("`'\"“”‘’"))
 
 
+def _call(tool: str, tool_input: str) -> tuple[str, str]:
+    """A call as the model compares calls: name in any case, input with no spacing or quotes."""
+    return _tool_name(tool), _tool_input(tool_input)
+
+
 @dataclass(frozen=True)
 class Step:
     """One step of history as the model reads it: an `Action:` line, the `Action Input:` line right
@@ -99,12 +106,18 @@ class Step:
     line: int  # where the Action line is, an index into prompt.splitlines()
 
     def is_call(self, tool: str, tool_input: str) -> bool:
-        return (_tool_name(self.tool) == _tool_name(tool)
-                and _tool_input(self.tool_input) == _tool_input(tool_input))
+        return _call(self.tool, self.tool_input) == _call(tool, tool_input)
 
 
 def read_steps(prompt: str) -> list[Step]:
     """Every step of the prompt, as the mock reads it, in the order they are written."""
+    return list(_read_steps(prompt))
+
+
+@lru_cache(maxsize=4)
+def _read_steps(prompt: str) -> tuple[Step, ...]:
+    """Read once per prompt: a reply looks up several calls in it, and a prompt may hold thousands
+    of steps (made up by a learner's code: reading it per call would take minutes)."""
     lines = prompt.splitlines()
     steps = []
     for i, line in enumerate(lines):
@@ -112,7 +125,20 @@ def read_steps(prompt: str) -> list[Step]:
         found = _input_after(lines, i) if action else None
         if found:
             steps.append(Step(action.group(1).strip(), found[1], _observation_after(lines, found[0] + 1), i))
-    return steps
+    return tuple(steps)
+
+
+@lru_cache(maxsize=4)
+def _steps_by_call(prompt: str) -> dict[tuple[str, str], tuple[Step, ...]]:
+    """The prompt's steps, by the call each makes."""
+    found: dict[tuple[str, str], list[Step]] = {}
+    for step in _read_steps(prompt):
+        found.setdefault(_call(step.tool, step.tool_input), []).append(step)
+    return {call: tuple(steps) for call, steps in found.items()}
+
+
+def steps_of_call(prompt: str, tool: str, tool_input: str) -> tuple[Step, ...]:
+    return _steps_by_call(prompt).get(_call(tool, tool_input), ())
 
 
 def _input_after(lines: list[str], action: int) -> tuple[int, str] | None:
@@ -124,8 +150,7 @@ def _input_after(lines: list[str], action: int) -> tuple[int, str] | None:
 
 def find_observations(prompt: str, tool: str, tool_input: str) -> list[str]:
     """Every observation that follows `Action: tool` + `Action Input: tool_input` in the prompt."""
-    return [step.observation for step in read_steps(prompt)
-            if step.observation is not None and step.is_call(tool, tool_input)]
+    return [step.observation for step in steps_of_call(prompt, tool, tool_input) if step.observation is not None]
 
 
 def _observation_after(lines: list[str], start: int) -> str | None:
@@ -136,10 +161,10 @@ def _observation_after(lines: list[str], start: int) -> str | None:
         match = OBSERVATION.match(lines[j])
         if match:
             text = [match.group(1)]
-            for more in lines[j + 1:]:  # a multi-line observation runs to a blank line, a key or a boundary
-                if not more.strip() or ANY_KEY.match(more) or is_boundary(more):
+            for k in range(j + 1, len(lines)):  # a multi-line observation runs to a blank line, a key or a boundary
+                if not lines[k].strip() or ANY_KEY.match(lines[k]) or is_boundary(lines[k]):
                     break
-                text.append(more)
+                text.append(lines[k])
             observation = "\n".join(text).strip()
             return None if not observation or PLACEHOLDER.match(observation) else observation
     return None
@@ -320,8 +345,8 @@ class TextReactSession(Session):
         count there."""
         shown = Counter(find_observations(first, tool, tool_input))
         new = []
-        for step in read_steps(prompt):
-            if step.observation is None or not step.is_call(tool, tool_input):
+        for step in steps_of_call(prompt, tool, tool_input):
+            if step.observation is None:
                 continue
             if shown[step.observation] > 0:
                 shown[step.observation] -= 1
@@ -363,6 +388,7 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+@lru_cache(maxsize=16)
 def _names(prompt: str, tool: str) -> bool:
     """Whether the prompt names the tool (as a word, any case): a model asks only for tools it sees."""
     return re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", prompt, re.IGNORECASE) is not None

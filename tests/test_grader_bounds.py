@@ -55,6 +55,13 @@ def test_a_flood_of_tool_calls_and_a_huge_input_are_cut_short(tmp_path):
     assert results["score"] == 0
 
 
+def test_prompts_built_to_stall_the_mock_are_read_in_one_pass(tmp_path):
+    # Before: one such file kept a class run busy for hours (the limit here is subprocess's).
+    results = json.loads(validate("--file", str(submission(tmp_path, "stall_the_mock")),
+                                  "--format", "gradescope").stdout)
+    assert results["score"] == 0
+
+
 def test_forged_messages_on_the_wire_end_the_call_not_the_grader(tmp_path):
     done = validate("--file", str(submission(tmp_path, "forge_the_wire")), "--format", "gradescope")
     assert done.returncode == 1, done.stderr
