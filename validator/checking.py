@@ -154,6 +154,17 @@ class AgentRun:
     tool_calls: list[ToolCall] = field(default_factory=list)
     outcome: Outcome | None = None
 
+    def model_said(self, text: str) -> bool:
+        return any(text in exchange.texts(0)[1] for exchange in self.exchanges)
+
+    def expect_from_model(self, expected: str, answer: object = None) -> None:
+        """An answer (the run's, or one of a conversation's) that holds `expected` must have it from
+        the model, which says it only once the loop has fed it the tools' results: not from code
+        that runs the tools itself and skips the model."""
+        answer = self.answer if answer is None else answer
+        if isinstance(answer, str) and expected in answer and not self.model_said(expected):
+            raise Fail("answer_not_from_model", expected=expected, calls=len(self.exchanges))
+
 
 @dataclass
 class Learner:

@@ -194,9 +194,26 @@ def explain(run, max_steps=5):
                             if m.get("role") not in ("assistant", "tool") and question not in text_of(m)})
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
+    expect_bare_results(run)
     last = run.exchanges[-1].decision
     if last.get("type") == "tool" and len(run.exchanges) < max_steps:
         expect(False, "returned_before_final", got=said(run.answer), call=call_text(last))
+
+
+def expect_bare_results(run):
+    """Each tool message holds the result as execute_tool returns it, nothing around it: the model
+    reads the message as the value itself ("Result: 30" becomes add(a='Result: 30', …))."""
+    for call in run.tool_calls:
+        if call.failed or call.round >= len(run.exchanges):
+            continue
+        result = str(call.output)
+        sent = [text_of(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
+        wrapped = [text for text in sent if text.strip() != result
+                   and re.search(rf"(?<![\d.]){re.escape(result)}(?![\d.])", text)]
+        if wrapped and result not in [text.strip() for text in sent]:
+            failure = Fail("result_wrapped", call=call_text_of(call), got=repr(wrapped[-1]), result=repr(result))
+            failure.cause = "the tool message wraps the result"
+            raise failure
 
 
 def args_of(call) -> dict:
@@ -213,9 +230,10 @@ def call_text_of(call) -> str:
 
 def expect_answer(run, expected, key="answer_missing"):
     """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
-    if isinstance(run.answer, str) and expected in run.answer:
+    if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
         return
     explain(run)
+    run.expect_from_model(expected)
     expect(False, key, expected=expected, got=shown(run.answer))
 
 

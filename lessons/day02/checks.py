@@ -353,9 +353,10 @@ def explain_broken(run, reply):
 
 def expect_answer(run, expected, key="answer_missing"):
     """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
-    if isinstance(run.answer, str) and expected in run.answer:
+    if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
         return
     explain(run)
+    run.expect_from_model(expected)
     expect(False, key, expected=expected, got=shown(run.answer))
 
 

@@ -19,8 +19,10 @@ from validator.checking import Fail, Record, calculate, check, expect, shown
 GIVEN = ("calculator", "convert_temperature", "split_bill", "send_message", "create_event")
 PYTHON_TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "list": "array",
                 "dict": "object"}
-# How a problem may name a type: JSON Schema's word, Python's, or Chinese.
-TYPE_WORDS = {"integer": ("integer", "int", "整数"), "number": ("number", "float", "数字", "数值", "浮点"),
+# How a problem may name a type, in any case: JSON Schema's word, Python's, or the usual Chinese
+# ones ("浮点" is in 浮点数, "布尔" in 布尔值).
+TYPE_WORDS = {"integer": ("integer", "int", "整数", "整型"),
+              "number": ("number", "float", "数字", "数值", "浮点", "小数"),
               "string": ("string", "str", "字符串"), "boolean": ("boolean", "bool", "布尔"),
               "array": ("array", "list", "数组", "列表"), "object": ("object", "dict", "对象", "字典")}
 
@@ -312,15 +314,21 @@ def problems(learner, parameters: dict, arguments) -> list:
     return got
 
 
-def names(problem: str, *words: str) -> bool:
+def names(problem: str, *words: str, flags=0) -> bool:
     """Each word is in the text, as a word of its own (next to Chinese text too: "缺少参数text")."""
-    return all(re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", problem) for word in words)
+    return all(re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", problem, flags)
+               for word in words)
+
+
+def names_type(problem: str, json_type: str) -> bool:
+    """The text names the type, in any of its words and any case ("Integer", "INT", "整型")."""
+    return any(names(problem, word, flags=re.IGNORECASE) for word in TYPE_WORDS[json_type])
 
 
 def named(found: list, name: str, json_type: str | None = None) -> bool:
-    """Some problem names the argument, and, for a wrong type, the type it should have."""
-    return any(names(p, name) and (json_type is None or any(names(p, w) for w in TYPE_WORDS[json_type]))
-               for p in found)
+    """Some problem names the argument (as spelt: names are case-sensitive), and, for a wrong type,
+    the type it should have."""
+    return any(names(p, name) and (json_type is None or names_type(p, json_type)) for p in found)
 
 
 def full_arguments(fn: dict) -> dict:
@@ -444,9 +452,11 @@ def test_every_problem(learner, world):
     arguments[wrong["name"]] = wrong_values(wrong["type"], wrong["example"])[0]
     arguments[unknown] = gone["example"]
     got = problems(learner, fn["parameters"], arguments)
-    ok = named(got, gone["name"]) and named(got, unknown) and named(got, wrong["name"], wrong["type"])
-    expect(ok, "not_every_problem", arguments=as_json(arguments), missing=gone["name"], unknown=unknown,
-           wrong=wrong["name"], got=shown(got))
+    marks = {key: "✓" if ok else "✗" for key, ok in (
+        ("missing_mark", named(got, gone["name"])), ("unknown_mark", named(got, unknown)),
+        ("wrong_mark", named(got, wrong["name"], wrong["type"])))}
+    expect("✗" not in marks.values(), "not_every_problem", arguments=as_json(arguments), missing=gone["name"],
+           unknown=unknown, wrong=wrong["name"], type=wrong["type"], got=shown(got), **marks)
 
 
 # ---------------------------------------------------------------- TODO 1.4 run_tool

@@ -4,6 +4,7 @@ Your functions run in a separate process; `learner.call` calls one of them, `run
 runs your loop on a task from scenarios.yaml against the mock model. Numbers come from `world`, so
 with another seed every expected value changes.
 """
+import json
 import re
 import unicodedata
 
@@ -24,15 +25,27 @@ def returned_str(func, value):
     return value
 
 
+def expect_not_escaped(text: str, tool: str, description: str):
+    """json.dumps writes non-ASCII text as \\uXXXX unless told not to: the description is there,
+    but not in a form the model reads."""
+    escaped = json.dumps(description)[1:-1]
+    expect(escaped == description or escaped not in text, "description_escaped", tool=tool, escaped=escaped)
+
+
 # ---------------------------------------------------------------- TODO 1.2 get_tools_description
+
+def expect_described(text: str, described: dict[str, str]):
+    for name, description in described.items():
+        if name not in text or description not in text:
+            expect_not_escaped(text, name, description)
+            raise Fail("tool_missing_from_description", tool=name, got=text)
+
 
 @check("1.2", points=1, en="names and describes every tool", zh="列出每个工具的名字和描述")
 def test_describes_every_tool(learner, world):
     tools = tools_arg(world, ["Calculator", "Weather"])
     text = returned_str("get_tools_description", learner.call("get_tools_description", tools))
-    for name, description in world.tool_descriptions.items():
-        expect(name in text and description in text, "tool_missing_from_description",
-               tool=name, got=text)
+    expect_described(text, world.tool_descriptions)
 
 
 @check("1.2", points=1, en="describes the tools it is given, not a fixed list",
@@ -40,9 +53,7 @@ def test_describes_every_tool(learner, world):
 def test_describes_any_tool_list(learner, world):
     tools = tools_arg(world, list(OTHER_TOOLS), extra=OTHER_TOOLS)
     text = returned_str("get_tools_description", learner.call("get_tools_description", tools))
-    for name, description in OTHER_TOOLS.items():
-        expect(name in text and description in text, "tool_missing_from_description",
-               tool=name, got=text)
+    expect_described(text, OTHER_TOOLS)
 
 
 # ---------------------------------------------------------------- TODO 1.3 execute_tool
@@ -94,14 +105,31 @@ def build_prompt(learner, world, question, steps):
     return returned_str("build_react_prompt", prompt)
 
 
+def undescribed_tool(learner, world, prompt: str) -> tuple[str, str] | None:
+    """(name, description) of the first tool the prompt does not describe. None when it describes
+    them all, or when it holds what get_tools_description returns: what that function leaves out
+    is its own fault, and its checks (TODO 1.2) say so."""
+    missing = [(name, text) for name, text in world.tool_descriptions.items() if text not in prompt]
+    if not missing:
+        return None
+    try:
+        listing = learner.call("get_tools_description", tools_arg(world, ["Calculator", "Weather"]))
+    except Fail:  # it does not run on its own, so the prompt did not get its tool list from it
+        listing = None
+    if isinstance(listing, str) and listing.strip() and listing in prompt:
+        return None
+    expect_not_escaped(prompt, *missing[0])
+    return missing[0]
+
+
 @check("2.1", points=1, en="holds the question and every tool description",
        zh="包含问题和每个工具的描述")
 def test_prompt_has_question_and_tools(learner, world):
     question = world.scenarios["weather"].question
     prompt = build_prompt(learner, world, question, [])
     expect(sees_question(prompt, question), "prompt_missing", what="question", value=question)
-    for name, description in world.tool_descriptions.items():
-        expect(description in prompt, "prompt_missing", what=f"{name} description", value=description)
+    if missing := undescribed_tool(learner, world, prompt):
+        raise Fail("prompt_missing", what=f"{missing[0]} description", value=missing[1])
 
 
 @check("2.1", points=1, en="still holds the question and the tools once there are steps",
@@ -113,8 +141,8 @@ def test_prompt_keeps_question_with_history(learner, world):
               "action_input": city, "observation": world.weather[city]}]
     prompt = build_prompt(learner, world, story.question, steps)
     expect(sees_question(prompt, story.question), "prompt_dropped_question", question=story.question)
-    for name, description in world.tool_descriptions.items():
-        expect(description in prompt, "prompt_dropped_tool", tool=name, description=description)
+    if missing := undescribed_tool(learner, world, prompt):
+        raise Fail("prompt_dropped_tool", tool=missing[0], description=missing[1])
 
 
 def fahrenheit_steps(world) -> list[dict]:
@@ -135,16 +163,20 @@ def test_prompt_has_history_in_order(learner, world):
     question = world.scenarios["fahrenheit"].question
     steps = fahrenheit_steps(world)
     prompt = build_prompt(learner, world, question, steps)
-    # What the model reads, as the mock reads it. Like the mock, count only what the instructions
-    # (the prompt without steps) do not already show: a few-shot example is not history.
-    instructions = read_steps(build_prompt(learner, world, question, []))
+    first = build_prompt(learner, world, question, [])
     positions = []
     for number, step in enumerate(steps, start=1):
-        readable = [s for s in read_steps(prompt) if reads_as(s, step)]
-        if len(readable) <= len([s for s in instructions if reads_as(s, step)]):
+        if not (readable := new_reads(prompt, first, step)):
             raise unreadable_step(prompt, number, step)
         positions.append(readable[-1].line)
     expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
+
+
+def new_reads(prompt: str, first: str, step: dict) -> list:
+    """Where the model reads `step` as done in the prompt, as the mock reads it; nowhere if no more
+    often than in the first prompt, the instructions (a few-shot example is not history)."""
+    readable = [s for s in read_steps(prompt) if reads_as(s, step)]
+    return readable if len(readable) > len([s for s in read_steps(first) if reads_as(s, step)]) else []
 
 
 def reads_as(read, step: dict) -> bool:
@@ -208,22 +240,36 @@ def colon_missing(line: str, label: str) -> dict | None:
             "name": f" ({unicodedata.name(found, 'U+%04X' % ord(found))})" if found else ""}
 
 
-@check("2.1", points=1, en="explains the reply format", zh="说明回复格式")
+@check("2.1", points=1, en="explains the reply format, in every prompt", zh="每个 prompt 都说明回复格式")
 def test_prompt_explains_format(learner, world):
-    prompt = build_prompt(learner, world, world.scenarios["calculator"].question, [])
-    for line in ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:"):
-        # as a model reads it: "**Action:**" or a full-width "Action：" shows the label too
-        shows = re.search(re.escape(line).replace(":", r"\**\s*[:：]"), prompt)
-        expect(shows, "prompt_format_missing", line=line)
+    question = world.scenarios["fahrenheit"].question
+    first = build_prompt(learner, world, question, [])
+    steps = fahrenheit_steps(world)
+    later = build_prompt(learner, world, question, steps)
+    # Once there are steps, their own lines show the labels too: the instructions are the lines the
+    # first prompt has as well, and any other line that holds no step's values.
+    shared, values = set(first.splitlines()), [value for step in steps for value in step.values()]
+    instructions = "\n".join(line for line in later.splitlines()
+                             if line in shared or not any(value in line for value in values))
+    for prompt, key in ((first, "prompt_format_missing"), (instructions, "prompt_dropped_format")):
+        for line in ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:"):
+            # as a model reads it: "**Action:**" or a full-width "Action：" shows the label too
+            shows = re.search(re.escape(line).replace(":", r"\**\s*[:：]"), prompt)
+            expect(shows, key, line=line)
 
 
 # ---------------------------------------------------------------- TODO 3.1 parse_react_response
 
 def expect_parsed(learner, reply, expected, key="parse_wrong"):
+    """Each value as expected, and stripped of the spaces around it (the lesson asks for that): the
+    action and its input go to execute_tool exactly as they come back."""
     got = learner.call("parse_react_response", reply)
     ok = isinstance(got, (tuple, list)) and len(got) == 3 and all(isinstance(x, str) for x in got)
     ok = ok and tuple(x.strip() for x in got) == expected
     expect(ok, key, got=shown(got), reply=reply, expected=repr(expected))
+    for field, value in zip(("thought", "action", "action_input"), got):
+        expect(value == value.strip(), "parse_not_stripped", got=shown(got), reply=reply, field=field,
+               value=value, expected=repr(expected))
 
 
 # The replies below are written as the mock writes them (request_text, answer_text): one label a
@@ -259,8 +305,8 @@ def test_final_answer_wins(learner, world):
     expect_parsed(learner, reply, ("I already know it.", "", "2"))
 
 
-@check("3.1", points=1, en="stops at the Action Input line: an Observation the model made up is not input",
-       zh="读到 Action Input 这一行为止：模型自己编的 Observation 不算输入")
+@check("3.1", points=1, en="stops at the Action Input line: a made-up Observation or Final Answer is not read",
+       zh="读到 Action Input 这一行为止：模型自己编的 Observation 和 Final Answer 都不读")
 def test_ignores_made_up_observation(learner, world):
     v = world.scenarios["calculator"].values
     expression = f"{v['a']} + {v['b']} * {v['c']}"
@@ -268,6 +314,10 @@ def test_ignores_made_up_observation(learner, world):
     made_up = imagined("Calculator", expression)  # what a model that cannot wait writes next
     reply = request_text(thought, "Calculator", expression) + f"\nObservation: {made_up}"
     expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up")
+    # and the answer it goes on to build on that invention: a parser that looks for it first, before
+    # cutting, returns it and the tool never runs
+    reply += "\n" + answer_text("I now know the final answer.", f"{expression} = {made_up}")
+    expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up_answer")
 
 
 @check("3.1", points=1, en="two Action blocks in one reply: the first one counts",
@@ -289,22 +339,62 @@ def run_agent(learner, world, scenario, *max_steps):
     return learner.run_agent("react_agent", scenario, tools, *max_steps)
 
 
-def expect_answer(run, expected, key="answer_missing"):
+def expect_answer(learner, run, expected, key="answer_missing"):
     """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
     answer = run.answer
-    if isinstance(answer, str) and expected in answer:
+    if isinstance(answer, str) and expected in answer and run.model_said(expected):
         return
     explain_transcript(run)
+    expect_stopped_at_final(learner, run)
     asked = [e.reply for e in run.exchanges if "Action:" in e.reply]
     repeats = max((asked.count(r) for r in asked), default=0)
     if repeats >= 2 and (request := read_request(max(asked, key=asked.count))):
         # The model never saw that call as done. Did the prompts show the step, unreadably?
         tool, given = request
-        first, last = squashed(run.exchanges[0].prompt), squashed(run.exchanges[-1].prompt)
-        expect(last.count(squashed(given)) <= first.count(squashed(given)), "history_unreadable",
-               calls=repeats, tool=tool, input=given)
+        first, last = run.exchanges[0].prompt, run.exchanges[-1].prompt
+        if squashed(last).count(squashed(given)) > squashed(first).count(squashed(given)):
+            # it does: if build_react_prompt writes a right step readably, the loop built the step wrong
+            expect(not writes_readably(learner, run, tool, given), "step_built_wrong", calls=repeats, tool=tool,
+                   input=given, step=written_as(last, given))
+            raise Fail("history_unreadable", calls=repeats, tool=tool, input=given)
     expect(repeats < 2, "history_not_fed_back", calls=repeats)
+    last = run.exchanges[-1].reply if run.exchanges else ""
+    if read_final(last) is None and (request := read_request(last)):
+        expect(False, "returned_before_final", got=shown(answer), tool=request[0], input=request[1])
+    run.expect_from_model(expected)
     expect(False, key, expected=expected, got=shown(answer))
+
+
+def writes_readably(learner, run, tool: str, given: str) -> bool:
+    """Whether build_react_prompt, given a right AgentStep for this call, writes a step the model
+    reads as done."""
+    output = next((c.output for c in run.tool_calls if c.name == tool and str(c.input).strip() == given),
+                  f"the result of {tool}")  # (a tool the grader has not got: any result will do)
+    step = {"thought": f"I need {tool}.", "action": tool, "action_input": given, "observation": output}
+    question = run.scenario.question
+    return bool(new_reads(build_prompt(learner, learner.world, question, [step]),
+                          build_prompt(learner, learner.world, question, []), step))
+
+
+def written_as(prompt: str, given: str) -> str:
+    """That step as the prompt writes it: the lines around its last Action Input line (else around
+    the last mention of its input)."""
+    lines = prompt.splitlines()
+    mentions = [i for i, line in enumerate(lines) if squashed(given) in squashed(line)]
+    inputs = [i for i in mentions if ACTION_INPUT.match(lines[i])]
+    at = (inputs or mentions or [len(lines) - 1])[-1]
+    return "\n".join(line for line in lines[max(at - 2, 0):at + 2] if line.strip())
+
+
+def expect_stopped_at_final(learner, run):
+    """A Final Answer ends the run: fail when the loop asked the model again after one that your own
+    parser reads as the answer (one it misreads is TODO 3.1's fault, and its checks say so)."""
+    finals = [e.reply for e in run.exchanges[:-1] if read_final(e.reply) is not None]
+    if finals:
+        parsed = learner.call("parse_react_response", finals[0])
+        read_as_answer = isinstance(parsed, (tuple, list)) and len(parsed) == 3 and parsed[1] == ""
+        count = len(finals) + (read_final(run.exchanges[-1].reply) is not None)
+        expect(not read_as_answer, "final_answer_ignored", count=count, answer=read_final(finals[0]))
 
 
 def explain_transcript(run):
@@ -312,6 +402,14 @@ def explain_transcript(run):
     for number, exchange in enumerate(run.exchanges, start=1):
         expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
                question=run.scenario.question)
+        if number > 1 and exchange.prompt == run.exchanges[number - 2].prompt:
+            # the same prompt again, though a tool ran in between whose result a later prompt shows:
+            # each prompt was built before the step before it was appended
+            ran = next((c for c in run.tool_calls if c.round == number - 1), None)
+            late = ran and any(str(ran.output) in e.prompt for e in run.exchanges[number:])
+            if late and str(ran.output) not in exchange.prompt:
+                raise Fail("prompt_one_step_behind", round=number, previous=number - 1, tool=ran.name,
+                           input=str(ran.input))
         request = read_request(exchange.reply)
         if request is None:
             continue
@@ -333,14 +431,14 @@ def explain_transcript(run):
 def test_calculator_task(learner, world):
     v = world.scenarios["calculator"].values
     run = run_agent(learner, world, "calculator")
-    expect_answer(run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
+    expect_answer(learner, run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
 
 
 @check("4.1", points=1, en="the weather task: the answer holds the weather report",
        zh="天气题：答案里有查询到的天气")
 def test_weather_task(learner, world):
     run = run_agent(learner, world, "weather")
-    expect_answer(run, world.weather[run.scenario.values["city"]])
+    expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
 @check("4.1", points=1, en="two tools in a row: Weather, then Calculator (°C → °F)",
@@ -348,7 +446,7 @@ def test_weather_task(learner, world):
 def test_two_step_task(learner, world):
     run = run_agent(learner, world, "fahrenheit")
     celsius = first_number(world.weather[run.scenario.values["hot_city"]])
-    expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
+    expect_answer(learner, run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
 
 
 @check("4.1", points=1, en="an unknown tool's error goes back to the model, which recovers",
@@ -356,14 +454,14 @@ def test_two_step_task(learner, world):
 def test_recovers_from_unknown_tool(learner, world):
     v = world.scenarios["unknown_tool"].values
     run = run_agent(learner, world, "unknown_tool")
-    expect_answer(run, calculate(f"{v['a']} * {v['c']} + {v['b']}"))
+    expect_answer(learner, run, calculate(f"{v['a']} * {v['c']} + {v['b']}"))
 
 
 @check("4.1", points=1, en="a failing tool's error reaches the answer", zh="工具报错时，错误信息进入最终答案")
 def test_reports_failing_tool(learner, world):
     city = world.scenarios["failing_tool"].values["nowhere"]
     run = run_agent(learner, world, "failing_tool")
-    expect_answer(run, f"unknown city: {city}", key="error_not_observed")
+    expect_answer(learner, run, f"unknown city: {city}", key="error_not_observed")
 
 
 @check("4.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
@@ -384,10 +482,12 @@ def test_returns_parsed_answer(learner, world):
     final = read_final(run.exchanges[-1].reply)
     if final is None:  # the run ended on a tool request: say why the answer is wrong, else that
         v = world.scenarios["calculator"].values
-        expect_answer(run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
+        expect_answer(learner, run, calculate(f"{v['a']} + {v['b']} * {v['c']}"))
         tool, asked = read_request(run.exchanges[-1].reply) or ("?", "?")
         expect(False, "returned_before_final", got=shown(run.answer), tool=tool, input=asked)
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
+    if got != final:
+        expect_stopped_at_final(learner, run)
     expect(got == final, "raw_reply", got=shown(run.answer), expected=final)
 
 
@@ -397,6 +497,7 @@ def test_really_uses_model_and_tools(learner, world):
     run = run_agent(learner, world, "fahrenheit")
     expect(run.exchanges, "no_llm_call")
     explain_transcript(run)
+    expect_stopped_at_final(learner, run)
     for index, exchange in enumerate(run.exchanges):
         if (request := read_request(exchange.reply)) is None:
             continue

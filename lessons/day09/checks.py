@@ -76,10 +76,11 @@ def turn_requests(run, question: str) -> list:
     return found
 
 
-def expect_in_answer(answers, index, question, expected):
-    answer = answers[index]
+def expect_in_answer(run, index, question, expected):
+    answer = run.answer[index]
     expect(isinstance(answer, str) and expected in answer, "answer_missing", question=question,
            expected=expected, got=shown(answer))
+    run.expect_from_model(expected, answer)
 
 
 # ---------------------------------------------------------------- TODO 1.1 ChatSession.__init__
@@ -236,7 +237,7 @@ def test_trim_parallel_results(learner, world):
 def test_one_question(learner, world):
     run = run_conversation(learner, world, "there", questions=[])
     city = run.scenario.values["city"]
-    expect_in_answer(run.answer, 0, run.scenario.question, f"{world.weather[city]['temp_c']}°C")
+    expect_in_answer(run, 0, run.scenario.question, f"{world.weather[city]['temp_c']}°C")
 
 
 @check("3.1", points=1, en="remembers: \"那里\" is the city of the first question",
@@ -252,7 +253,7 @@ def test_remembers(learner, world):
                                 for m in sent(requests[0])):
             raise Fail("not_remembered", question=follow.question, got=shown(run.answer[1]),
                        roles=roles(sent(requests[0])))
-    expect_in_answer(run.answer, 1, follow.question, expected)
+    expect_in_answer(run, 1, follow.question, expected)
 
 
 @check("3.1", points=1, en="the next turn's request carries the whole turn before it, answer included",
@@ -294,8 +295,8 @@ def test_long_conversation(learner, world):
         expect(messages and messages[0].get("role") == "system", "request_no_system", request=number,
                roles=roles(messages))
     story, values, w = run.scenario, run.scenario.values, world.weather
-    expect_in_answer(run.answer, 0, story.question, f"{w[values['city']]['temp_c']}°C")
+    expect_in_answer(run, 0, story.question, f"{w[values['city']]['temp_c']}°C")
     follow = story.follow_ups
-    expect_in_answer(run.answer, 1, follow[0].question, f"{values['city']}现在 {w[values['city']]['temp_c']}°C")
+    expect_in_answer(run, 1, follow[0].question, f"{values['city']}现在 {w[values['city']]['temp_c']}°C")
     for city in (values["other"], values["third"]):
-        expect_in_answer(run.answer, 2, follow[1].question, f"{city}现在 {w[city]['temp_c']}°C")
+        expect_in_answer(run, 2, follow[1].question, f"{city}现在 {w[city]['temp_c']}°C")

@@ -247,6 +247,7 @@ def expect_answer(run, *expected):
     for text in expected:
         expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
                got=said(run.answer))
+        run.expect_from_model(text)
 
 
 def figures(world, ticker: str) -> str:

@@ -8,7 +8,8 @@ with a 429 and `Retry-After: 7` (mock_llm/chat.py, fault_plan). `sleep` is the g
 each wait without waiting. Numbers and names come from `world`, so another seed changes them.
 """
 
-from validator.checking import Fail, check, expect, learner_object, registry_arg, shown, tool_arg
+from validator.checking import (Fail, check, expect, learner_object, read_final, read_request, registry_arg,
+                                shown, tool_arg, written_after_request)
 
 # A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
 # may take (RFC 9110), an HTTP date.
@@ -155,8 +156,9 @@ def expect_reply(run, failure, world, scenario="no_tool"):
             raise Fail("not_retried", answer=answer_of(first), type=failure.params["type"])
         raise failure
     answer = world.scenarios[scenario].answer
-    expect(isinstance(run.answer, str) and answer in run.answer, "reply_missing", expected=answer,
-           got=shown(run.answer))
+    if not (isinstance(run.answer, str) and answer in run.answer):
+        expect_replies_whole(run, world)
+        raise Fail("reply_missing", expected=answer, got=shown(run.answer))
 
 
 def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | None = None):
@@ -281,6 +283,55 @@ def test_client_no_sdk_retries(learner, world):
 
 # ---------------------------------------------------------------- TODO 2.1 build_request
 
+CUT_SHORT = "the stop sequence cuts the model's replies short"  # the cause of every failure it brings
+
+
+def model_replies(world) -> list[str]:
+    """The mock's first reply, sent with no stop sequence, to a question that needs a tool (it runs
+    on after its Action Input with an Observation it made up) and to one it answers at once."""
+    replies = []
+    for scenario in ("weather", "no_tool"):
+        body = {"model": endpoint(world)["model"],
+                "messages": [{"role": "user", "content": world.scenarios[scenario].question}]}
+        replies.append(world.session(scenario).complete(body)["choices"][0]["message"]["content"])
+    return replies
+
+
+def cut_at(reply: str, stop) -> str:
+    """The reply as the API returns it for a request with this `stop`: up to the first stop sequence."""
+    sequences = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+    ends = [reply.find(s) for s in sequences if isinstance(s, str) and s and s in reply]
+    return reply[:min(ends)] if ends else reply
+
+
+def stop_problem(replies: list[str], stop) -> Fail | None:
+    """What a request's `stop` does wrong, judged by what it does to the model's replies: any stop
+    sequence will do ("Observation:", "\\nObservation", …) that cuts the made-up Observation and
+    nothing the model must write."""
+    said = repr(stop) if isinstance(stop, str) else shown(stop)  # "\n" as written, not as a line break
+    for reply in replies:
+        cut = cut_at(reply, stop)
+        short = ("stop_cuts_request" if read_request(cut) != read_request(reply)
+                 else "stop_cuts_answer" if read_final(cut) != read_final(reply) else None)
+        if short:
+            failure = Fail(short, got=said, cut=cut, reply=reply)
+            failure.cause = CUT_SHORT
+            return failure
+        if written_after_request(cut):
+            return Fail("no_stop", got=said, after=written_after_request(cut))
+    return None
+
+
+def expect_replies_whole(run, world):
+    """For a reply or an answer that went wrong: a stop sequence that cut the model's replies short
+    (TODO 2.1) explains it, and is said once."""
+    replies = model_replies(world)
+    for exchange in run.exchanges:
+        problem = stop_problem(replies, exchange.request.get("stop"))
+        if problem and problem.cause == CUT_SHORT:
+            raise problem
+
+
 @check("2.1", points=1, en="the model and the messages it is given, and stop at \"Observation:\"",
        zh="用传入的模型名和 messages，并在 \"Observation:\" 处停止")
 def test_build_request(learner, world):
@@ -291,9 +342,9 @@ def test_build_request(learner, world):
     expect(isinstance(got, dict), "request_not_dict", got=shown(got))
     expect(got.get("model") == model, "request_model", got=shown(got.get("model")), expected=model)
     expect(got.get("messages") == messages, "request_messages", got=shown(got.get("messages")))
-    stop = got.get("stop")
-    stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
-    expect("Observation:" in stops, "no_stop", got=shown(stop))
+    problem = stop_problem(model_replies(world), got.get("stop"))
+    if problem:
+        raise problem
 
 
 # ---------------------------------------------------------------- TODO 2.2 retry_delay
@@ -338,10 +389,10 @@ def test_retry_after_date(learner, world):
 def test_requests_stop(learner, world):
     run, failure = ask(learner, world)
     expect(run.exchanges, "no_request", func="ask")
+    replies = model_replies(world)
     for number, exchange in enumerate(run.exchanges, start=1):
         stop = exchange.request.get("stop")
-        stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
-        if "Observation:" not in stops:
+        if stop_problem(replies, stop):
             wanted = learner.call("build_request", exchange.request.get("model"), exchange.request.get("messages"))
             wanted_stop = wanted.get("stop") if isinstance(wanted, dict) else None
             # build_request without the stop sequence is TODO 2.1's failure; here, not using it is
@@ -409,19 +460,22 @@ def test_wrong_key_not_retried(learner, world):
 
 # ---------------------------------------------------------------- TODO 3.1 run_agent
 
-def expect_answer(run, failure, *expected):
+def expect_answer(run, failure, world, *expected):
+    if failure or not all(isinstance(run.answer, str) and text in run.answer for text in expected):
+        expect_replies_whole(run, world)
     if failure:
         raise failure
     for text in expected:
         expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
                got=shown(run.answer))
+        run.expect_from_model(text)
 
 
 @check("3.1", points=1, en="one tool: the answer quotes its real result", zh="一个工具：答案引用它的真实结果")
 def test_one_tool(learner, world):
     run, failure = agent(learner, world, "weather")
     city = run.scenario.values["city"]
-    expect_answer(run, failure, world.weather[city])
+    expect_answer(run, failure, world, world.weather[city])
 
 
 @check("3.1", points=1, en="two tools in turn: weather, then the calculator", zh="依次用两个工具：先查天气，再计算")
@@ -429,7 +483,7 @@ def test_two_tools(learner, world):
     run, failure = agent(learner, world, "fahrenheit")
     celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
     fahrenheit = world.tools["calculate"](f"{celsius:g} * 9 / 5 + 32")
-    expect_answer(run, failure, f"{fahrenheit}°F")
+    expect_answer(run, failure, world, f"{fahrenheit}°F")
 
 
 @check("3.1", points=2, en="the model goes down mid-task: the fallback model carries on from the same messages",
@@ -458,7 +512,7 @@ def test_fallback_keeps_the_transcript(learner, world):
            expected=len(before), tools=", ".join(ran))
     expect(all(m == e["fallback_model"] for m in models[switch:]), "switched_back", models=", ".join(models[switch:]))
     celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
-    expect_answer(run, failure, f"{world.tools['calculate'](f'{celsius:g} * 9 / 5 + 32')}°F")
+    expect_answer(run, failure, world, f"{world.tools['calculate'](f'{celsius:g} * 9 / 5 + 32')}°F")
     expect(ran.count("search_weather") == 1, "tool_ran_again", tools=", ".join(ran))
 
 

@@ -156,6 +156,9 @@ def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep
 
 def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input)."""
+    request = re.search(r"^Action Input:.*$", response, re.MULTILINE)
+    if request:  # the end of what the model may say: everything after it is made up
+        response = response[:request.end()]
     thought = re.search(r"Thought:\s*(.*)", response)
     thought = thought.group(1).strip() if thought else ""
     final = re.search(r"Final Answer:\s*(.*)", response, re.DOTALL)

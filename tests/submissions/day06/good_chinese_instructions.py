@@ -165,6 +165,9 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
     def find(label: str, flags: int = 0):
         return re.search(rf"^{label}\s*[:：]\s*(.*)$", response, re.MULTILINE | flags)
 
+    request = find("Action Input")
+    if request:  # the reply ends there: what follows is made up
+        response = response[:request.end()]
     thought = find("Thought")
     thought = thought.group(1).strip() if thought else ""
     final = find("Final Answer", re.DOTALL)

@@ -163,6 +163,9 @@ Question: {user_input}
 
 def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input)."""
+    request = re.search(r"^Action Input[:：].*$", response, re.M)
+    if request:  # the reply ends there: what follows is made up
+        response = response[:request.end()]
     thought = re.search(r"Thought[:：]\s*(.*)", response)
     thought = thought.group(1).strip() if thought else ""
     final = re.search(r"Final Answer[:：]\s*(.*)", response, re.S)

@@ -140,6 +140,8 @@ def parse_react_response(response: str) -> tuple[str, str, str]:
     def field(name: str, everything: bool = False) -> str:
         match = re.search(rf"^{name}:\s*(.*)", response, re.M | (re.S if everything else 0))
         return match.group(1).strip() if match else ""
+    request = re.search(r"^Action Input:.*", response, re.M)
+    response = response[:request.end()] if request else response  # what follows it is made up
     if "Final Answer:" in response:
         return field("Thought"), "", field("Final Answer", everything=True)
     return field("Thought"), field("Action"), field("Action Input")

@@ -134,7 +134,7 @@ def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep
 
 
 REPLY = re.compile(r"Thought:\s*(?P<thought>.*?)\s*$"
-                   r"(?:.*?^Final Answer:\s*(?P<answer>.*)"
+                   r"(?:(?:(?!^Action Input:).)*?^Final Answer:\s*(?P<answer>.*)"  # never past a request
                    r"|.*?^Action:\s*(?P<action>.*?)\s*$.*?^Action Input:\s*(?P<input>.*?)\s*$)",
                    re.DOTALL | re.MULTILINE)
 

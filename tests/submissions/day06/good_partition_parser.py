@@ -161,6 +161,9 @@ def value_after(text: str, label: str) -> str:
 
 def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input)."""
+    head, request, rest = response.partition("Action Input:")
+    if request:  # the reply ends with that line: what follows is made up
+        response = head + request + rest.partition("\n")[0]
     thought = value_after(response, "Thought:")
     _, final, answer = response.partition("Final Answer:")
     if final:

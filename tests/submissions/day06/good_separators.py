@@ -159,6 +159,10 @@ def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep
 
 def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input)."""
+    request = re.search(r"^Action Input:.*$", response, re.MULTILINE)
+    if request:  # the reply ends there: what follows is made up
+        response = response[:request.end()]
+
     def first(label: str) -> str:
         match = re.search(rf"^{label}:[ \t]*(.*)$", response, re.MULTILINE)
         return match.group(1).strip() if match else ""

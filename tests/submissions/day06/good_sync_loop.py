@@ -142,6 +142,9 @@ def build_react_prompt(user_input: str, tools: list[Tool], steps: list[AgentStep
 
 def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input)."""
+    request = re.search(r"^Action Input:.*$", response, re.MULTILINE)
+    if request:  # the reply ends there: what follows is made up
+        response = response[:request.end()]
     thought = re.search(r"^Thought:(.*)$", response, re.MULTILINE)
     thought = thought.group(1).strip() if thought else ""
     if "Final Answer:" in response:

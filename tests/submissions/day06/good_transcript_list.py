@@ -156,6 +156,9 @@ Question: {user_input}
 def parse_react_response(response: str) -> tuple[str, str, str]:
     """TODO 3.1 — split a reply into (thought, action, action_input)."""
     fields = {"Thought": "", "Action": "", "Action Input": ""}
+    request, marker, rest = response.partition("Action Input:")
+    if marker:  # the reply ends with that line: what follows is made up
+        response = request + marker + rest.partition("\n")[0]
     head, marker, answer = response.partition("Final Answer:")
     for line in head.splitlines():
         key, colon, value = line.partition(":")
