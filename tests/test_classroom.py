@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,14 +18,27 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions" / "day06"
-pytestmark = pytest.mark.slow
+TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
 
 
-def grade_class(submissions: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+def grade_class(submissions: Path, out: Path, *extra: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
     env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "validate.py", "grade", "day06", str(submissions), "--out", str(out),
-                           "--jobs", "2", *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, str(ROOT / "validate.py"), "grade", "day06", str(submissions), "--out",
+                           str(out), "--jobs", "2", *extra], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _grade_here(submissions: Path, out: Path, lang: str = "en") -> tuple[int, str]:
+    """validate.py grade in this process (its workers are forks of it): the exit status and what it printed."""
+    from rich.console import Console
+
+    from validator import classroom
+    from validator.lessons import load_lesson
+    printed = io.StringIO()
+    code = classroom.grade_class(load_lesson("day06"), submissions, out, 0, 2, lang,
+                                 Console(file=printed, highlight=False, soft_wrap=True))
+    return code, printed.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +71,7 @@ def rows(out: Path) -> dict[str, dict]:
         return {row["student"]: row for row in csv.DictReader(table)}
 
 
+@pytest.mark.slow
 def test_one_row_per_student_with_status_and_todo_columns(classroom):
     subs, out, first = classroom
     assert first.returncode == 0, first.stderr
@@ -72,6 +87,7 @@ def test_one_row_per_student_with_status_and_todo_columns(classroom):
     assert not (subs.parent.parent / "escape.py").exists()
 
 
+@pytest.mark.slow
 def test_flags_copies_and_the_reference_solution(classroom):
     _, out, _ = classroom
     table = rows(out)
@@ -82,6 +98,7 @@ def test_flags_copies_and_the_reference_solution(classroom):
     assert table["erin"]["flags"] == ""
 
 
+@pytest.mark.slow
 def test_each_student_gets_gradescope_results_and_feedback(classroom):
     _, out, _ = classroom
     results = json.loads((out / "students" / "bob" / "results.json").read_text(encoding="utf-8"))
@@ -94,6 +111,7 @@ def test_each_student_gets_gradescope_results_and_feedback(classroom):
     assert all(check["message"] for check in bob["checks"])
 
 
+@pytest.mark.slow
 def test_the_terminal_shows_a_summary_not_learner_reports(classroom):
     _, _, first = classroom
     assert "students, mean" in first.stdout
@@ -102,6 +120,7 @@ def test_the_terminal_shows_a_summary_not_learner_reports(classroom):
     assert "missing" in first.stdout.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_second_run_grades_only_what_changed(classroom, tmp_path):
     subs, out, _ = classroom
     before = (out / "grades.csv").read_text(encoding="utf-8")
@@ -129,6 +148,7 @@ class Page(HTMLParser):
         self.text.append(data)
 
 
+@pytest.mark.slow
 def test_the_summary_page_is_self_contained(classroom):
     _, out, _ = classroom
     page_text = (out / "summary.html").read_text(encoding="utf-8")
@@ -139,6 +159,7 @@ def test_the_summary_page_is_self_contained(classroom):
     assert "alice" in "".join(page.text)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
                     reason="needs Debian's chromium")
 def test_the_summary_page_renders_in_a_real_browser(classroom, tmp_path):
@@ -174,6 +195,7 @@ def _without_seconds(out: Path) -> tuple[list, dict]:
     return rows_, book
 
 
+@pytest.mark.slow
 def test_the_same_class_gives_the_same_bytes_with_any_number_of_workers(tmp_path):
     subs = _class_of(tmp_path / "subs", 10)
     one, three = tmp_path / "one", tmp_path / "three"
@@ -184,6 +206,7 @@ def test_the_same_class_gives_the_same_bytes_with_any_number_of_workers(tmp_path
         assert (one / name).read_bytes() == (three / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
     subs = _class_of(tmp_path / "subs", 16)
     out = tmp_path / "out"
@@ -213,14 +236,10 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
     assert _without_seconds(out) == _without_seconds(fresh)
 
 
-
-
-def test_a_worker_that_dies_costs_only_the_student_it_was_grading(tmp_path, monkeypatch):
-    from rich.console import Console
-
+@pytest.mark.slow
+def test_a_worker_that_dies_costs_only_the_student_it_was_grading_who_is_graded_again_next_run(tmp_path, monkeypatch):
     from validator import classroom
-    from validator.lessons import load_lesson
-    subs = _class_of(tmp_path / "subs", 6)
+    subs = _class_of(tmp_path / "subs", 4)
     summarise = classroom.summarise
 
     def dies_on_s02(result, lang):  # runs in the worker, a fork of this process
@@ -230,17 +249,381 @@ def test_a_worker_that_dies_costs_only_the_student_it_was_grading(tmp_path, monk
 
     monkeypatch.setattr(classroom, "summarise", dies_on_s02)
     out = tmp_path / "out"
-    assert classroom.grade_class(load_lesson("day06"), subs, out, 0, 2, "en", Console(file=io.StringIO())) == 0
+    code, printed = _grade_here(subs, out)
+    assert code == 0
     table = rows(out)
-    assert sorted(table) == [f"s{n:02d}" for n in range(6)]
-    assert table["s02"]["status"] == "crashed" and "grading process died" in table["s02"]["flags"]
-    assert all(table[s]["status"] != "crashed" for s in table if s != "s02")
+    assert sorted(table) == [f"s{n:02d}" for n in range(4)]
+    assert table["s02"]["status"] == "grader failed" and "grading process died" in table["s02"]["flags"]
+    assert all(table[s]["status"] != "grader failed" for s in table if s != "s02")
     assert table["s00"]["score"] == table["s00"]["max"]
+    assert "s02: the grader failed" in printed  # named in the summary, and counted on the last line
+    assert printed.splitlines()[-1].startswith("3 graded, 0 unchanged since the last run, 0 missing, 1 not graded "
+                                               "because the grader failed")
+    monkeypatch.setattr(classroom, "summarise", summarise)
+    code, printed = _grade_here(subs, out)
+    assert printed.splitlines()[-1].startswith("1 graded, 3 unchanged"), printed  # never kept: graded again
+    assert rows(out)["s02"]["status"] == "graded"
 
 
+@pytest.mark.slow
 def test_grades_kept_inside_the_submissions_folder_are_not_a_student(tmp_path):
     subs = _class_of(tmp_path / "subs", 2)
     assert grade_class(subs, subs / "grades").returncode == 0
     assert sorted(rows(subs / "grades")) == ["s00", "s01"]
     again = grade_class(subs, subs / "grades")
     assert again.stdout.splitlines()[-1].startswith("0 graded, 2 unchanged since the last run, 0 missing")
+
+
+# ---------------------------------------------------------------- what an instructor-tester met
+
+LINUX = pytest.mark.skipif(sys.platform != "linux", reason="a FIFO, links and a file name that is no UTF-8")
+
+
+def _odd_class(folder: Path) -> Path:
+    """A class of what an instructor-tester met, each student named after it."""
+    subs = folder / "subs"
+
+    def put(name: str, source: Path) -> None:
+        (subs / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, subs / name)
+
+    for name, source in (("good.py", "good_regex.py"), ("goody.py", "good_regex.py"),  # copies of each other
+                         ("bob smith.py", "good_sync_loop.py"), ("bob_smith.py", "good_partition_parser.py"),
+                         ("nora/day06.py", "good_lines_dict.py"), ("kit/workspace/day06.py", "good_class_agent.py"),
+                         ("two/a/day06.py", "good_cut_at_observation.py"), ("two/b/c/day06.py", "good_transcript_list.py"),
+                         ("kate.PY", "bad_returns_none.py"), ("sam/a.py", "good_regex.py"), ("sam/b.py", "good_separators.py"),
+                         ("dup.py", "good_regex.py")):
+        put(name, CORPUS / source)
+    for name in ("nora/backup/day06.py", "kit/lessons/day06/day06.py", "tess.py", "uma.py", "vic.py"):
+        put(name, TEMPLATE)  # untouched templates
+    with zipfile.ZipFile(subs / "dup.zip", "w") as bundle:
+        bundle.write(CORPUS / "good_regex.py", "day06.py")
+    with zipfile.ZipFile(subs / "zed.zip", "w") as bundle:  # a zipped repository: 6 MB of .git beside the file
+        bundle.writestr(".git/objects/pack/pack-1.pack", os.urandom(6_000_000))
+        bundle.write(CORPUS / "bad_unknown_tool_keyerror.py", "day06.py")  # a traceback that quotes the file
+    (subs / "gina.zip").write_text("not a zip", encoding="utf-8")
+    (subs / "huge.py").write_text("x = 1\n" * 400_000, encoding="utf-8")
+    for name in ("notes.txt", "alice.ipynb", ".DS_Store"):
+        (subs / name).write_text("{}\n", encoding="utf-8")
+    secret = folder / "secret.py"
+    secret.write_text("raise RuntimeError('INSTRUCTOR_ONLY: the answers')\n", encoding="utf-8")  # a traceback quotes it
+    (subs / "mal").mkdir()
+    (subs / "mal" / "day06.py").symlink_to(secret)
+    (subs / "nat.py").symlink_to("notes.txt")
+    (subs / "rob.py").symlink_to(folder / "nowhere.py")
+    os.mkfifo(subs / "fifo.py")
+    return subs
+
+
+GRADED = ["bob smith", "bob_smith", "good", "goody", "kate", "kit", "nora", "tess", "two", "uma",
+          "vic", "zed"]
+NOT_GRADED = ["dup", "fifo", "gina", "huge", "mal", "nat", "rob", "sam"]
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory):
+    """The odd class, graded once, from another working folder, with relative paths."""
+    folder = tmp_path_factory.mktemp("odd")
+    subs = _odd_class(folder)
+    return subs, folder / "grades", grade_class(Path("subs"), Path("grades"), cwd=folder)
+
+
+def _book(out: Path) -> dict[str, dict]:
+    return {s["student"]: s for s in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]}
+
+
+def _found(subs: Path, tmp_path: Path) -> tuple[dict, list[str]]:
+    from validator import classroom
+    from validator.lessons import load_lesson
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    entries, ignored = classroom.find_submissions(subs, load_lesson("day06"), staging, tmp_path / "out", "en")
+    return {e.student: e for e in entries}, ignored
+
+
+@LINUX
+@pytest.mark.slow
+def test_every_student_of_an_odd_class_gets_a_row_and_the_others_are_named(odd):
+    _, out, done = odd
+    assert done.returncode == 0 and "INTERNALERROR" not in done.stdout + done.stderr, done.stdout + done.stderr
+    table = rows(out)
+    assert sorted(table) == sorted(GRADED + NOT_GRADED)
+    assert [s for s in GRADED if table[s]["status"] != "graded"] == []
+    summary = done.stdout[done.stdout.index("Not graded (8):"):]  # each named with the reason, briefly
+    for student, why in (("dup", "duplicate name"), ("fifo", "unreadable"), ("gina", "bad zip"), ("huge", "too large"),
+                         ("mal", "refused"), ("nat", "not a Python file"), ("rob", "unreadable"), ("sam", "missing")):
+        assert f"\n  {student}: {why}" in summary
+    assert "Ignored (not a .py file, .zip or folder): .DS_Store, alice.ipynb, notes.txt" in summary
+    assert done.stdout.splitlines()[-1].startswith("12 graded, 0 unchanged since the last run, 8 missing")
+
+
+@LINUX
+@pytest.mark.slow
+def test_a_file_name_that_is_no_utf8_is_graded_under_a_printable_name(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    shutil.copy(CORPUS / "good_regex.py", subs / os.fsdecode(b"bad\xffname.py"))
+    shutil.copy(CORPUS / "good_separators.py", subs / "good.py")
+    assert _grade_here(subs, out)[0] == 0
+    table = rows(out)
+    assert sorted(table) == ["bad\\xffname", "good"]
+    assert table["bad\\xffname"]["score"] == table["bad\\xffname"]["max"]
+    [folder] = (out / "students").glob("bad_name-*")
+    assert "file: bad\\xffname.py" in (folder / "feedback.txt").read_text(encoding="utf-8")
+
+
+@LINUX
+@pytest.mark.slow
+def test_of_several_candidate_files_the_students_own_is_graded_and_named(odd):
+    _, out, _ = odd
+    table, book = rows(out), _book(out)
+    assert {s: book[s]["file"] for s in ("good", "kit", "nora", "two", "zed")} == {
+        "good": "good.py", "kit": "kit/workspace/day06.py", "nora": "nora/day06.py", "two": "two/a/day06.py",
+        "zed": "zed.zip:day06.py"}
+    assert table["nora"]["score"] == table["nora"]["max"] and table["kit"]["score"] == table["kit"]["max"]
+    assert table["nora"]["flags"] == table["kit"]["flags"] == ""  # the template and lessons/ gave way: no choice
+    assert table["two"]["flags"] == "several candidate files: graded two/a/day06.py"
+    assert "file: two/a/day06.py" in (out / "students" / "two" / "feedback.txt").read_text(encoding="utf-8")
+
+
+def test_exercise_file_skips_a_cloned_kits_lessons_and_untouched_templates_then_takes_the_shallowest(tmp_path):
+    from validator.classroom import exercise_file
+    from validator.lessons import load_lesson
+    lesson, kit = load_lesson("day06"), tmp_path / "kit"
+    for name, source in (("lessons/day06/day06.py", TEMPLATE), ("backup/day06.py", TEMPLATE),
+                         ("workspace/day06.py", CORPUS / "good_regex.py")):
+        (kit / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, kit / name)
+    assert exercise_file(kit, lesson) == (kit / "workspace" / "day06.py", "")
+    shutil.copy(CORPUS / "good_separators.py", kit / "day06.py")
+    assert exercise_file(kit, lesson) == (kit / "day06.py", "several candidate files: graded day06.py")
+    (tmp_path / "empty").mkdir()
+    assert exercise_file(tmp_path / "empty", lesson, "zh") == (None, "缺交：其中没有 day06.py，也没有其他 .py 文件")
+
+
+def test_folder_names_are_unique_safe_and_the_same_on_every_run():
+    from validator.classroom import folder_names
+    names = ["bob smith", "bob_smith", "Ann", "ann", "zoë", os.fsdecode(b"bad\xffname"), "a/b"]
+    folders = folder_names(names)
+    assert folders == folder_names(list(reversed(names)))
+    assert len({f.casefold() for f in folders.values()}) == len(names)  # also where case doesn't count
+    assert folders["bob_smith"] == "bob_smith" and folders["zoë"] == "zoë"
+    assert all(re.fullmatch(r"[\w.@+-]+", folder) for folder in folders.values())
+
+
+@LINUX
+@pytest.mark.slow
+def test_names_that_make_the_same_folder_each_keep_their_own(odd):
+    _, out, _ = odd
+    book = _book(out)
+    assert book["bob_smith"]["folder"] == "bob_smith" and book["bob smith"]["folder"].startswith("bob_smith-")
+    for student in ("bob smith", "bob_smith"):
+        record = json.loads((out / "students" / book[student]["folder"] / "record.json").read_text(encoding="utf-8"))
+        assert (record["student"], record["file"]) == (student, f"{student}.py")
+
+
+@LINUX
+def test_every_entry_is_a_student_or_said_to_be_ignored_and_links_stay_inside(tmp_path):
+    found, ignored = _found(_odd_class(tmp_path), tmp_path)
+    assert ignored == [".DS_Store", "alice.ipynb", "notes.txt"]
+    assert sorted(found) == sorted(GRADED + NOT_GRADED)
+    assert (found["kate"].shown, found["kate"].path.name) == ("kate.PY", "day06.py")  # a copy Python imports
+    assert found["rob"].problem == "unreadable: rob.py is a link to nothing"
+    assert found["fifo"].problem.startswith("unreadable: fifo.py is not a regular file")
+    assert found["mal"].problem == "refused: mal/day06.py is a link outside the submissions folder"
+    assert found["nat"].problem == "not a Python file: nat.py leads to a file whose name does not end in .py"
+    assert found["huge"].problem.startswith("too large: huge.py has 2.3 MB, more than the 1 MB")
+    assert (found["zed"].shown, found["zed"].problem) == ("zed.zip:day06.py", "")  # the .git is not unpacked
+    assert found["sam"].problem == "missing: several .py files and no day06.py, so which to grade is unknown"
+
+
+def test_a_folder_without_a_submission_is_an_error_and_makes_no_gradebook(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "alice.ipynb").write_text("{}\n", encoding="utf-8")
+    done = grade_class(subs, tmp_path / "out")
+    assert done.returncode == 2 and "no submission in" in done.stderr and "only alice.ipynb" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@LINUX
+@pytest.mark.slow
+def test_links_lead_no_instructors_file_into_any_output(odd):
+    _, out, _ = odd
+    assert not [p for p in out.rglob("*") if p.is_file() and "INSTRUCTOR_ONLY" in p.read_text(encoding="utf-8")]
+
+
+@LINUX
+@pytest.mark.slow
+def test_untouched_templates_are_said_so_and_each_group_of_copies_shows_once(odd):
+    _, out, done = odd
+    table = rows(out)
+    assert [table[s]["flags"] for s in ("tess", "uma", "vic")] == ["untouched template"] * 3
+    assert (table["good"]["flags"], table["goody"]["flags"]) == ("same code as goody", "same code as good")
+    flags = [line for line in done.stdout.splitlines() if line.startswith("⚑")]
+    assert "⚑ tess, uma, vic: untouched template" in flags and "⚑ good, goody: same code as each other" in flags
+    assert sum("same code" in line for line in flags) == 1
+
+
+def _unmeasured(name: Path, text: str):
+    """A gradebook without the measured seconds."""
+    if name.suffix == ".csv":
+        return [dict(row, seconds="") for row in csv.DictReader(io.StringIO(text))]
+    return re.sub(r'"seconds": [\d.]+', "", text)
+
+
+@LINUX
+@pytest.mark.slow
+def test_outputs_are_the_same_bytes_from_any_working_folder(odd, tmp_path):
+    subs, out, _ = odd
+    again = tmp_path / "again"
+    assert _grade_here(subs.resolve(), again)[0] == 0  # absolute paths, this working folder, new temporary ones
+    files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    texts = {name: (again / name).read_text(encoding="utf-8") for name in files}
+    for name, text in texts.items():  # no temporary folder, no absolute path
+        assert "reactlings-" not in text and str(subs.parent.resolve()) not in text, name
+    for name, text in texts.items():
+        assert _unmeasured(name, (out / name).read_text(encoding="utf-8")) == _unmeasured(name, text), name
+    assert 'File "zed.zip:day06.py", line' in (again / "students" / "zed" / "feedback.txt").read_text(encoding="utf-8")
+
+
+@LINUX
+@pytest.mark.slow
+def test_a_rerun_grades_nothing_and_copy_detection_reads_no_file(odd, monkeypatch):
+    from validator import classroom
+    subs, out, _ = odd
+
+    def read_again(path):
+        raise AssertionError(f"copy detection read {path} again")
+
+    monkeypatch.setattr(classroom, "fingerprint", read_again)
+    code, printed = _grade_here(subs, out)
+    assert printed.splitlines()[-1].startswith("0 graded, 12 unchanged since the last run, 8 missing"), printed
+    assert rows(out)["good"]["flags"] == "same code as goody"  # from the records
+
+
+@pytest.mark.slow
+def test_a_deleted_output_is_made_again(classroom):
+    subs, out, _ = classroom
+    grade_class(subs, out)  # up to date, whatever other tests changed
+    feedback = out / "students" / "carol" / "feedback.txt"
+    before = feedback.read_bytes()
+    feedback.unlink()
+    assert grade_class(subs, out).stdout.splitlines()[-1].startswith("1 graded, 7 unchanged")
+    assert feedback.read_bytes() == before
+
+
+def test_the_key_covers_every_input_of_the_outputs():
+    from validator.classroom import grading_inputs
+    from validator.lessons import load_lesson
+    inputs = grading_inputs(load_lesson("day06"))
+    for name in ("validator/messages.yaml", "validator/report.py", "mock_llm/__init__.py", "day06/lesson.yaml",
+                 "day06/checks.py", "day06/day06.py"):
+        assert name in inputs
+
+
+def test_an_out_folder_that_is_the_submissions_or_inside_a_submission_is_refused(tmp_path):
+    from validator.classroom import grade_class as grade
+    from validator.lessons import LessonError, load_lesson
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    shutil.copy(CORPUS / "good_regex.py", subs / "alice" / "day06.py")
+    for out in (subs, subs / "alice", subs / "alice" / "grades"):
+        with pytest.raises(LessonError, match="is the submissions folder or inside a submission"):
+            grade(load_lesson("day06"), subs, out, 0, 1, "en", None)
+    assert sorted(p.name for p in subs.rglob("*")) == ["alice", "day06.py"]  # nothing written
+    done = grade_class(subs, subs)
+    assert done.returncode == 2 and "--out" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_lang_zh_speaks_chinese_on_the_terminal_and_in_every_gradebook(tmp_path):
+    subs = tmp_path / "subs"
+    (subs / "hank").mkdir(parents=True)
+    (subs / "gina.zip").write_text("not a zip", encoding="utf-8")
+    (subs / "notes.txt").write_text("notes\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code, printed = _grade_here(subs, out, "zh")
+    assert code == 0
+    for text in ("未评分（2 份）：", "  gina: zip 文件损坏", "  hank: 缺交：", "已忽略", "缺交 2"):
+        assert text in printed
+    assert printed.splitlines()[-1].startswith("评分 0 份")
+    page = (out / "summary.html").read_text(encoding="utf-8")
+    for text in ('<html lang="zh">', "全班概况", "分数分布", "各 TODO 情况", "<th>状态</th>", "<td>缺交</td>", "zip 文件损坏"):
+        assert text in page
+    assert not re.search(r"Score distribution|Students|missing", page)
+    assert rows(out)["gina"]["flags"].startswith("zip 文件损坏")
+
+
+def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
+    from validator import classroom
+    from validator.lessons import load_lesson
+    files = {"ann": TEMPLATE, "ben": TEMPLATE, "cat": CORPUS / "good_regex.py", "dan": CORPUS / "good_regex.py",
+             "eve": ROOT / "solutions" / "day06.py"}
+    entries = [classroom.Entry(name, name, f"{name}.py", path) for name, path in files.items()]
+    records = {name: {"student": name, "folder": name, **classroom.fingerprint(path)} for name, path in files.items()}
+    flagged, lines = classroom.look_at(entries, records, load_lesson("day06"), "zh")
+    assert flagged["ann"] == flagged["ben"] == ["未改动的模板"]
+    assert (flagged["cat"], flagged["dan"]) == (["与 dan 的代码相同"], ["与 cat 的代码相同"])
+    assert flagged["eve"] == ["与参考答案相同", "含有参考答案的标记"]
+    assert (["ann", "ben"], "未改动的模板") in lines and (["cat", "dan"], "彼此代码相同") in lines
+
+
+@pytest.mark.parametrize("stage", ["find_submissions", "look_at"])
+def test_ctrl_c_before_or_after_the_grading_loop_ends_the_run_cleanly(tmp_path, monkeypatch, stage):
+    from validator import classroom
+    subs = tmp_path / "subs"
+    (subs / "hank").mkdir(parents=True)  # nothing to grade: from finding straight to the flags
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(classroom, stage, interrupted)
+    try:
+        code, printed = _grade_here(subs, tmp_path / "out")
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C escaped the run: a traceback")
+    assert code == 130 and "run the same command again" in printed
+
+
+def test_a_missing_or_file_submissions_path_is_said_so_and_makes_no_out_folder(tmp_path):
+    from validator.classroom import grade_class as grade
+    from validator.lessons import LessonError, load_lesson
+    (tmp_path / "alice.py").write_text("", encoding="utf-8")
+    for path, said in ((tmp_path / "nowhere", "no such folder"), (tmp_path / "alice.py", "is a file, not a folder")):
+        with pytest.raises(LessonError, match=said):
+            grade(load_lesson("day06"), path, tmp_path / "out", 0, 1, "en", None)
+    assert not (tmp_path / "out").exists()
+
+
+def test_jobs_below_one_are_refused_and_every_argument_is_explained(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for jobs in ("0", "-3"):
+        done = grade_class(subs, tmp_path / "out", "--jobs", jobs)
+        assert done.returncode == 2 and "--jobs" in done.stderr
+    helped = subprocess.run([sys.executable, "validate.py", "grade", "--help"], cwd=ROOT, capture_output=True,
+                            text=True, env=dict(os.environ, COLUMNS="200")).stdout
+    for argument in ("lesson", "--require-isolation", "--lang"):
+        line = next(line for line in helped.splitlines() if line.strip().startswith(argument))
+        assert len(line.split()) > 2, line  # the argument, then what it is for
+
+
+def test_the_summary_page_counts_as_the_gradebook_does_and_shows_every_note():
+    from validator import classroom
+    from validator.lessons import load_lesson
+    lesson = load_lesson("day06")
+
+    def record(student: str, score: int, status: str, problem: str = "") -> dict:
+        unscored = status in ("missing", "grader failed")
+        return {"student": student, "folder": student, "score": score, "max": None if unscored else 23,
+                "status": status, "problem": problem, "todos": {}, "checks": []}
+
+    records = [record("ann", 23, "graded"), record("ben", 11, "graded"), record("cat", 0, "syntax error"),
+               record("dan", 0, "missing", "bad zip: truncated")]
+    summary = classroom.class_summary(lesson, records)
+    page = classroom.summary_html(lesson, summary, records, {"dan": ["same code as eve"]}, [], "en")
+    assert "<title>90–100%: 1</title>" in page  # ann's full marks are in the top bar, as on the terminal
+    assert "mean 11.3 of 23" in page and "2 graded · 1 syntax error · 1 missing" in page
+    assert "the mean is over the 3 scored" in page
+    assert "<td>same code as eve; bad zip: truncated</td>" in page

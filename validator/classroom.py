@@ -3,24 +3,31 @@
 SUBMISSIONS holds one `.py` file per student, or one folder or `.zip` per student with the lesson's
 exercise file inside; the student's name is the file's or folder's name. GRADES receives:
 
-    grades.csv                one row per student: score, max, one column per TODO, status, seconds
-    grades.json               every check of every student, with its message
+    grades.csv                one row per student: score, max, one column per TODO, status, seconds, flags
+    grades.json               every check of every student, with its message and the file graded
     summary.html              the class at a glance (self-contained: no script, no network)
-    students/NAME/results.json     Gradescope's format
-    students/NAME/feedback.txt     the report the student would see (--lang)
-    students/NAME/record.json      what the row was made from, with the key that says when to regrade
+    students/FOLDER/results.json     Gradescope's format
+    students/FOLDER/feedback.txt     the report the student would see (--lang)
+    students/FOLDER/record.json      what the row was made from, with the key that says when to regrade
+
+FOLDER is the student's name, or, when that is no safe file name or is another student's but for
+case, the name made safe plus a hash of it. Each file is graded where it lies, as a single run
+grades it (a zip's once unpacked in a temporary folder), and every output names it by its path in
+SUBMISSIONS (`alice.py`, `erin/work/day06.py`, `zed.zip:day06.py`), never by where it was read.
 
 Every file is written whole and renamed into place as soon as its student is graded. Stopping the
-run and starting it again grades only the students whose file, lesson or seed changed (the key).
-Workers stay warm (see Workers): the grader and the checks are loaded once per worker, and each
+run and starting it again grades only the students whose file or any other input of their outputs
+changed (the key), or whose outputs are gone; a failure of the grader itself is never kept. Workers
+stay warm (see Workers): the grader and the checks are loaded once per worker, and each
 submission's sandboxed child starts as a fork of a ready sandbox. The same inputs give the same
-bytes, but for the `seconds` column, which is measured.
+bytes, from any working folder, but for the `seconds` column, which is measured.
 """
 from __future__ import annotations
 
 import csv
 import hashlib
 import html
+import importlib.metadata
 import io
 import json
 import multiprocessing
@@ -28,11 +35,13 @@ import multiprocessing.connection
 import os
 import re
 import signal
+import stat
 import sys
 import tempfile
 import time
 import tokenize
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,80 +56,254 @@ from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
 from .report import clean, failure_text, gradescope, print_report, write_atomically
 from .runner import read_source
+from .wire import printable
 
-ZIP_LIMIT = 5 * 1024 * 1024  # bytes a student's zip may unpack to
+FILE_LIMIT = 1024 * 1024  # bytes of a file to grade: an exercise is far smaller, and every run reads it
+ZIP_LIMIT = 5 * 1024 * 1024  # bytes the candidate files of a student's zip may unpack to
+SKIPPED = ("__MACOSX", "__pycache__")  # folders that hold no one's work, as hidden ones (.git, .venv)
+GRADEBOOK = {"grades.csv", "grades.json", "summary.html", "students"}  # what a run writes in --out
+RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks, render the feedback
 STATUS_BY_KEY = {"import_syntax": "syntax error", "import_hang": "timed out", "import_died": "crashed",
                  "import_flood": "crashed", "import_failed": "crashed", "import_input": "crashed",
                  "loads_model": "crashed"}
+STATUS_NAMES = {"graded": "class_status_graded", "syntax error": "class_status_syntax_error",
+                "timed out": "class_status_timed_out", "crashed": "class_status_crashed",
+                "grader failed": "class_status_grader_failed", "missing": "class_status_missing"}
 
 
 @dataclass
 class Entry:
     """One student's submission as found: the file to grade, or why there is none."""
-    student: str
-    path: Path | None
-    problem: str = ""  # why there is no file to grade: missing, unreadable, bad zip, duplicate name
+    student: str  # the name, printable: a file name's undecodable bytes as \\xff escapes
+    folder: str  # theirs under students/ (folder_names)
+    shown: str = ""  # the file graded, as SUBMISSIONS names it
+    path: Path | None = None  # where it is read and graded: a real path, as the jailed child sees it
+    digest: str = ""  # of its bytes, for the key
+    problem: str = ""  # why there is nothing to grade: missing, unreadable, bad zip, duplicate name
+    note: str = ""  # which of several candidate files was chosen
 
 
 # ---------------------------------------------------------------- finding the submissions
 
-def find_submissions(folder: Path, lesson: Lesson, unpack_to: Path, out: Path) -> list[Entry]:
-    if not folder.is_dir():
-        raise LessonError("no_such_folder", path=folder)
-    wanted = lesson.exercise.name
-    entries: dict[str, Entry] = {}
-    for item in sorted(folder.iterdir()):
-        if item.name.startswith(".") or item.resolve() == out.resolve():  # the gradebook, kept among them
+def check_folders(submissions: Path, out: Path) -> None:
+    """Refuse, before anything is written, submissions that are no folder and an --out that would
+    mix gradebooks with submissions: the submissions folder itself, or a place inside a student's
+    submission. A sub-folder of SUBMISSIONS that is new or holds only gradebooks is fine (no student)."""
+    if not submissions.is_dir():
+        raise LessonError("not_a_folder" if submissions.exists() else "no_such_folder", path=submissions)
+    folder, target = submissions.resolve(), out.resolve()
+    inside = target == folder or folder in target.parents
+    if inside and (target.parent != folder or _holds_more_than_gradebooks(target)):
+        raise LessonError("class_out_inside", out=out, submissions=submissions)
+
+
+def _holds_more_than_gradebooks(target: Path) -> bool:
+    if not target.exists():
+        return False
+    return not target.is_dir() or any(p.name not in GRADEBOOK and not p.name.startswith(".") for p in target.iterdir())
+
+
+def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path,
+                     lang: str) -> tuple[list[Entry], list[str]]:
+    """Each student's submission (zips unpacked in `staging`), and the names of the entries that are
+    no submission (ignored)."""
+    found: dict[str, list[Path]] = {}
+    ignored = []
+    for item in sorted(submissions.iterdir()):
+        if item.resolve() == out.resolve():  # the gradebooks, kept among them in a folder of their own
             continue
-        student = item.stem if item.is_file() else item.name
-        if item.is_file() and item.suffix == ".py":
-            entry = Entry(student, item)
-        elif item.is_file() and item.suffix == ".zip":
-            entry = _unzip(item, unpack_to / student, wanted)
-        elif item.is_dir():
-            entry = _pick(item, student, wanted)
+        name = student_name(item)
+        if name is None:
+            ignored.append(printable_name(item.name))
         else:
-            continue
-        if entry.path is not None:
-            try:
-                entry.path.read_bytes()
-            except OSError as error:
-                entry = Entry(student, None, f"unreadable: {error.strerror}")
-        if student in entries:
-            entries[student] = Entry(student, None, "duplicate name: two submissions for this student")
-            continue
-        entries[student] = entry
-    return list(entries.values())
+            found.setdefault(name, []).append(item)
+    folders = folder_names(list(found))
+    return [_entry(name, items, folders[name], submissions, lesson, staging, lang)
+            for name, items in found.items()], ignored
 
 
-def _pick(folder: Path, student: str, wanted: str) -> Entry:
-    """The lesson's exercise file in a student's folder (at any depth), else its only .py file."""
-    found = sorted(folder.rglob(wanted)) or sorted(p for p in folder.rglob("*.py") if "__MACOSX" not in p.parts)
-    if len(found) == 1 or (found and found[0].name == wanted):
-        return Entry(student, found[0])
-    return Entry(student, None, f"missing: no {wanted} in the folder" if not found else
-                 f"missing: several .py files and no {wanted}")
+def student_name(item: Path) -> str | None:
+    """Whose submission `item` is: its name without .py or .zip (any case), a folder's name. None
+    for a hidden file or any other file. What can't be opened (a broken link, a FIFO) is a
+    student's too, said to be unreadable, never dropped without a word."""
+    if item.name.startswith("."):
+        return None
+    if item.suffix.lower() in (".py", ".zip"):
+        return item.stem
+    return None if item.is_file() else item.name
 
 
-def _unzip(archive: Path, target: Path, wanted: str) -> Entry:
-    student = archive.stem
+def printable_name(name: str) -> str:
+    """A file name as text any output can hold: undecodable bytes as \\xff, control characters
+    escaped."""
+    return clean(os.fsencode(name).decode("utf-8", "backslashreplace"), None)
+
+
+def folder_names(names: list[str]) -> dict[str, str]:
+    """Each student's folder under students/: the name itself when it is a safe file name that no
+    other student's equals but for case (one folder, where case doesn't count); else the name made
+    safe plus a hash of it ("bob smith" → bob_smith-3f2a9c1e, beside "bob_smith"). The same names
+    give the same folders on every run."""
+    safe = {name: re.sub(r"[^\w.@+-]", "_", name) for name in names}
+    plain = Counter(name.casefold() for name in names if safe[name] == name)
+    return {name: name if safe[name] == name and plain[name.casefold()] == 1
+            else f"{safe[name][:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:8]}" for name in names}
+
+
+def _entry(name: str, items: list[Path], folder: str, submissions: Path, lesson: Lesson, staging: Path,
+           lang: str) -> Entry:
+    student = printable_name(name)
+    if len(items) > 1:
+        return Entry(student, folder, problem=say("class_duplicate", lang, files=", ".join(
+            printable_name(item.name) for item in items)))
+    path, note, shown = _locate(items[0], submissions, lesson, staging / "unzipped" / folder, lang)
+    if path is None:
+        return Entry(student, folder, problem=note)
+    path = path.resolve()
+    try:
+        source = path.read_bytes()
+    except OSError as error:
+        return Entry(student, folder, problem=say("class_unreadable", lang, file=shown, problem=error.strerror))
+    if path.suffix != ".py":  # kate.PY: Python imports a file by that name only, so a copy is graded
+        path = staging / "copies" / folder / lesson.exercise.name
+        path.parent.mkdir(parents=True)
+        path.write_bytes(source)
+    return Entry(student, folder, shown, path, hashlib.sha256(source).hexdigest(), note=note)
+
+
+def _locate(item: Path, submissions: Path, lesson: Lesson, unzipped: Path,
+            lang: str) -> tuple[Path | None, str, str]:
+    """The file to grade of one submission, a note (why there is none, or which of several files
+    was chosen), and the file's name in the submissions folder."""
+    shown = printable_name(item.name)
+    refusal = _unsafe(item, submissions, shown, lang)
+    if refusal:
+        return None, refusal, shown
+    if item.is_dir():
+        path, note = exercise_file(item, lesson, lang, root=submissions)
+        return path, note, printable_name(path.relative_to(submissions).as_posix()) if path else shown
+    if item.suffix.lower() == ".zip":
+        path, note = _unzip(item, unzipped, lesson, lang)
+        return path, note, f"{shown}:{printable_name(path.relative_to(unzipped).as_posix())}" if path else shown
+    refusal = _ungradable(item, shown, lang)
+    return (None, refusal, shown) if refusal else (item, "", shown)
+
+
+def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
+                  root: Path | None = None) -> tuple[Path | None, str]:
+    """The file to grade in a handed-in folder or repository, and a note: why there is none, or,
+    when it was chosen among several real candidates, "several candidate files: graded X". Files
+    are named by their path in `root` (default: `folder`), and links may lead anywhere in it, not
+    out. Gradescope's run_autograder can grade through it too.
+
+    The candidates are the files named as the lesson's exercise, at any depth, else every .py file;
+    none in a hidden folder (.git, .venv) or __MACOSX. Among several, the kit's own lessons/ (a
+    cloned course) and untouched templates (a backup beside the real file) give way to any other;
+    then the shallowest path wins."""
+    candidates = _candidates(_files(folder), lesson)
+    if len(candidates) > 1:
+        candidates = _likely(candidates, folder, lesson)
+    if not candidates:
+        return None, say("class_no_exercise", lang, file=lesson.exercise.name)
+    chosen = min(candidates, key=lambda name: (name.count("/"), name))
+    if len(candidates) > 1 and not _named_as_exercise(chosen, lesson):
+        return None, say("class_several_py", lang, file=lesson.exercise.name)
+    root = root or folder
+    path = folder / chosen
+    shown = printable_name(path.relative_to(root).as_posix())
+    refusal = _unsafe(path, root, shown, lang) or _ungradable(path, shown, lang)
+    if refusal:
+        return None, refusal
+    return path, say("class_flag_several", lang, file=shown) if len(candidates) > 1 else ""
+
+
+def _files(folder: Path) -> list[str]:
+    """The paths of the files under `folder`, relative to it, sorted; linked folders are not
+    entered, hidden ones not even listed (a .venv or .git can hold thousands)."""
+    found = []
+    for parent, folders, files in os.walk(folder):
+        folders[:] = [name for name in folders if not _hidden(name)]
+        found += [Path(parent, name).relative_to(folder).as_posix() for name in files]
+    return sorted(found)
+
+
+def _hidden(part: str) -> bool:
+    return part.startswith(".") or part in SKIPPED
+
+
+def _candidates(names: list[str], lesson: Lesson) -> list[str]:
+    """Of a submission's files (relative paths), those that may be the exercise."""
+    visible = [name for name in names if not any(_hidden(part) for part in name.split("/"))]
+    named = [name for name in visible if _named_as_exercise(name, lesson)]
+    return named or [name for name in visible if name.casefold().endswith(".py")]
+
+
+def _named_as_exercise(name: str, lesson: Lesson) -> bool:
+    return name.rsplit("/", 1)[-1].casefold() == lesson.exercise.name.casefold()
+
+
+def _likely(candidates: list[str], folder: Path, lesson: Lesson) -> list[str]:
+    """The candidates but those less likely to be the student's work, as long as one is left."""
+    template = code_shape(read_source(lesson.exercise))
+    for unlikely in (lambda name: "lessons" in name.split("/")[:-1],
+                     lambda name: _is_template(folder / name, template)):
+        candidates = [name for name in candidates if not unlikely(name)] or candidates
+    return candidates
+
+
+def _is_template(path: Path, template: str) -> bool:
+    try:  # only a regular file of an exercise's size is read: a FIFO would never answer
+        return path.is_file() and path.stat().st_size <= FILE_LIMIT and code_shape(read_source(path)) == template
+    except OSError:
+        return False
+
+
+def _unsafe(path: Path, root: Path, shown: str, lang: str) -> str:
+    """Why the grader won't open `path`, or "": a broken link, a FIFO or device (reading it could
+    wait for ever), a link out of `root` (to a file that may be the instructor's)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        if path.is_symlink():
+            return say("class_broken_link", lang, file=shown)
+        return say("class_unreadable", lang, file=shown, problem=error.strerror)
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return say("class_not_a_file", lang, file=shown)
+    if not path.resolve().is_relative_to(root.resolve()):
+        return say("class_link_outside", lang, file=shown)
+    return ""
+
+
+def _ungradable(path: Path, shown: str, lang: str) -> str:
+    """Why a file that can be read is no exercise to grade, or "": not Python (a link to a .txt),
+    or far too large for one."""
+    if path.resolve().suffix.lower() != ".py":
+        return say("class_not_python", lang, file=shown)
+    size = path.stat().st_size
+    if size > FILE_LIMIT:
+        return say("class_too_large", lang, file=shown, size=f"{size / 2 ** 20:.1f}", limit=FILE_LIMIT // 2 ** 20)
+    return ""
+
+
+def _unzip(archive: Path, target: Path, lesson: Lesson, lang: str) -> tuple[Path | None, str]:
+    """The exercise file of a zip, chosen as in a folder. Only the candidates are unpacked (what
+    else a zipped repository holds, such as its .git, is no concern), and nothing outside `target`."""
     try:
         with zipfile.ZipFile(archive) as bundle:
-            members = [m for m in bundle.infolist() if not m.is_dir()]
-            if sum(m.file_size for m in members) > ZIP_LIMIT:
-                return Entry(student, None, "bad zip: unpacks to more than 5 MB")
-            for member in members:  # by hand: no member may land outside the target folder
-                name = Path(member.filename)
-                if name.is_absolute() or ".." in name.parts:
-                    return Entry(student, None, f"bad zip: unsafe path {member.filename!r}")
+            members = {member.filename: member for member in bundle.infolist() if not member.is_dir()}
+            for name in members:
+                if Path(name).is_absolute() or ".." in Path(name).parts:
+                    return None, say("class_zip_unsafe", lang, name=repr(printable_name(name)))
+            candidates = _candidates(sorted(members), lesson)
+            if sum(members[name].file_size for name in candidates) > ZIP_LIMIT:
+                return None, say("class_zip_too_big", lang, limit=ZIP_LIMIT // 2 ** 20)
+            for name in candidates:
                 destination = target / name
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(bundle.read(member))
-    except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as error:
-        return Entry(student, None, f"bad zip: {error}")
-    if not target.exists():
-        return Entry(student, None, "missing: the zip is empty")
-    return _pick(target, student, wanted)
+                destination.write_bytes(bundle.read(members[name]))
+    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError) as error:
+        return None, say("class_bad_zip", lang, problem=str(error))
+    return exercise_file(target, lesson, lang)
 
 
 # ---------------------------------------------------------------- grading, in warm workers
@@ -130,7 +313,8 @@ class Workers:
     imports the grader, pytest and the mock once, collects the checks once (one pytest session),
     and starts its children from a fork server (forkserver.py). It holds at most AHEAD students:
     the one it grades and the next, whose child starts meanwhile. It saves each student's files as
-    soon as they are graded; a worker that dies costs the student it was grading, no more."""
+    soon as they are graded; a worker that dies costs the student it was grading a grader failure
+    (graded again on the next run), no more."""
 
     AHEAD = 2
 
@@ -138,7 +322,7 @@ class Workers:
         # fork where there is fork: a worker then starts with the grader imported already
         self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
         self.settings = (str(lesson.folder), seed, lang, str(out), jail.required, os.getpid())
-        self.waiting, self.out = list(reversed(todo)), out
+        self.waiting, self.out, self.lang = list(reversed(todo)), out, lang
         self.workers = [self._start() for _ in range(max(1, min(jobs, len(todo))))]
 
     def _start(self) -> dict:
@@ -156,27 +340,27 @@ class Workers:
                 worker["pipe"].send(None)  # nothing more: end after what it holds
                 worker["told_to_end"] = True
                 break
-            entry, key = self.waiting.pop()
-            worker["holds"].append((entry, key))
-            worker["pipe"].send((entry.student, str(entry.path), key))
+            task = self.waiting.pop()
+            worker["holds"].append(task)
+            worker["pipe"].send(task)
 
     def graded(self):
-        """Each student's record, as soon as it is saved."""
+        """Each student's folder and record, as soon as it is saved."""
         while busy := [w for w in self.workers if w["holds"]]:
             ready = multiprocessing.connection.wait([w["pipe"] for w in busy] + [w["process"].sentinel for w in busy])
             for worker in busy:
                 if worker["pipe"] in ready or worker["pipe"].poll():
                     try:
-                        student, record = worker["pipe"].recv()
+                        folder, record = worker["pipe"].recv()
                     except EOFError:  # it died as it wrote
                         yield self._died(worker)
                         continue
-                    if student is None:  # a broken lesson, not a student's doing
+                    if folder is None:  # a broken lesson, not a student's doing
                         self.stop()
                         raise LessonError(record["key"], **record["params"])
                     worker["holds"].pop(0)
                     self._fill(worker)
-                    yield student, record
+                    yield folder, record
                 elif worker["process"].sentinel in ready:
                     yield self._died(worker)
         for worker in self.workers:
@@ -188,16 +372,16 @@ class Workers:
             worker["process"].join()
 
     def _died(self, worker: dict) -> tuple[str, dict]:
-        """A worker died: the student it was grading is said to have crashed the grader, the next
-        it held goes back in line, and a new worker takes its place."""
+        """A worker died: the student it was grading gets a grader failure (tried again on the
+        next run), the next it held goes back in line, and a new worker takes its place."""
         (entry, key), *rest = worker["holds"]
         worker["holds"] = []
         self.waiting.extend(reversed(rest))
         worker["process"].join()
         error = RuntimeError(f"the grading process died (exit status {worker['process'].exitcode})")
-        record = _save_student(self.out, entry.student, key, grader_failed(error))
+        record = _save_student(self.out, entry, key, grader_failed(error, self.lang))
         self.workers[self.workers.index(worker)] = self._start() if self.waiting else worker
-        return entry.student, record
+        return entry.folder, record
 
 
 def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: int, pipe) -> None:
@@ -238,13 +422,16 @@ class GradingLoop:
             return None
         upcoming = self._next()
         while upcoming:
-            (student, path, key), child = upcoming
+            (entry, key), child = upcoming
             upcoming = self._next()
-            try:
-                result = summarise(run_items(session.items, self.collector, child, Path(path)), self.lang)
-            except Exception as error:  # the grader itself failed on this file: say so, go on
-                result = grader_failed(error)
-            self.pipe.send((student, _save_student(self.out, student, key, result)))
+            try:  # whatever goes wrong with one student is that student's record, never the lesson's
+                result = run_items(session.items, self.collector, child, entry.path)
+                name_as_submitted(result, entry.shown)
+                record = _save_student(self.out, entry, key, {**summarise(result, self.lang),
+                                                               **fingerprint(entry.path)})
+            except Exception as error:
+                record = _save_student(self.out, entry, key, grader_failed(error, self.lang))
+            self.pipe.send((entry.folder, record))
         return True
 
     def _next(self):
@@ -252,15 +439,31 @@ class GradingLoop:
         task = self.pipe.recv()
         if task is None:
             return None
-        child = open_submission(self.lesson, self.collector.scenario_world, Path(task[1]), forkserver=self.server)
+        child = open_submission(self.lesson, self.collector.scenario_world, task[0].path, forkserver=self.server)
         child.spawn(load=False)
         return task, child
 
 
-def grader_failed(error: Exception) -> dict:
-    """The record of a file the grader itself could not grade: crashed, and why."""
-    return {"score": 0, "max": None, "status": "crashed", "checks": [],
-            "problem": f"the grader failed: {type(error).__name__}: {error}"}
+def grader_failed(error: Exception, lang: str) -> dict:
+    """The record of a file the grader itself could not grade: no score, and why."""
+    return {"score": 0, "max": None, "status": "grader failed", "checks": [],
+            "problem": say("class_grader_failed", lang, error=f"{type(error).__name__}: {error}")}
+
+
+def name_as_submitted(result, shown: str) -> None:
+    """Have the grade name its file as the submissions folder does (`shown`), not by the path it was
+    read from, wherever it quotes it: the file line, a traceback, a message, a failure's cause, the
+    learner's printing. The outputs then read the same wherever the class lies, a zip was
+    unpacked and the run started."""
+    read = str(result.path)
+    for check in result.checks:
+        check.printed = check.printed.replace(read, shown)
+        if check.failure:
+            check.failure.detail = (check.failure.detail or "").replace(read, shown)
+            check.failure.cause = check.failure.cause and check.failure.cause.replace(read, shown)
+            check.failure.params = {name: value.replace(read, shown) if isinstance(value, str) else value
+                                    for name, value in check.failure.params.items()}
+    result.path = Path(shown)
 
 
 def summarise(result, lang: str) -> dict:
@@ -286,25 +489,37 @@ def summarise(result, lang: str) -> dict:
             "gradescope": gradescope(result, lang), "feedback": feedback.getvalue()}
 
 
-def lesson_version(lesson: Lesson) -> str:
-    """A hash of everything of the lesson that decides a grade: a change means regrade."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in lesson.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+def grading_inputs(lesson: Lesson) -> dict[str, Path]:
+    """Every file a student's outputs depend on, but their own: the lesson, and the grader's and the
+    mock's code and texts (messages.yaml words the feedback). By a name that doesn't depend on
+    where the kit lies."""
     kit = Path(__file__).resolve().parent.parent
-    for part in ("validator", "mock_llm"):
-        for path in sorted((kit / part).glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    inputs = {}
+    for folder in (lesson.folder, kit / "validator", kit / "mock_llm"):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                inputs[f"{folder.name}/{path.relative_to(folder).as_posix()}"] = path
+    return inputs
+
+
+def lesson_version(lesson: Lesson) -> str:
+    """A hash of the grading inputs, the Python that runs them and the packages that run the checks
+    and render the feedback: a change means regrade."""
+    digest = hashlib.sha256(sys.version.encode())
+    for package in RUNTIME:
+        try:
+            digest.update(f"\0{package} {importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"\0{package} none".encode())
+    for name, path in grading_inputs(lesson).items():
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def submission_key(path: Path, version: str, seed: int, lang: str) -> str:
-    return hashlib.sha256(path.read_bytes() + f"\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
-
-
-def _student_folder(out: Path, student: str) -> Path:
-    safe = re.sub(r"[^\w.@+-]", "_", student) or "_"
-    return out / "students" / safe
+def submission_key(entry: Entry, version: str, seed: int, lang: str) -> str:
+    """What a student's outputs are made of: their file, its name in the feedback, the lesson and
+    grader (version), the seed, the language."""
+    return hashlib.sha256(f"{entry.digest}\0{entry.shown}\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
 
 
 # ---------------------------------------------------------------- flags for the instructor
@@ -320,71 +535,123 @@ def normalised(source: str) -> str:
     return " ".join(t.string for t in tokens)
 
 
-def flags(entries: list[Entry], lesson: Lesson) -> dict[str, list[str]]:
-    """student -> reasons to look at the submission by hand."""
-    found: dict[str, list[str]] = {}
-    texts = {e.student: read_source(e.path) for e in entries if e.path}
-    reference = normalised(read_source(lesson.solution)) if lesson.solution.is_file() else None
-    groups: dict[str, list[str]] = {}
-    for student, text in texts.items():
-        shape = normalised(text)
-        groups.setdefault(shape, []).append(student)
-        if reference is not None and shape == reference:
-            found.setdefault(student, []).append("same as the reference solution")
-        if "BEGIN SOLUTION" in text or "END SOLUTION" in text:
-            found.setdefault(student, []).append("contains the solution markers")
-    for students in groups.values():
-        for student in students if len(students) > 1 else []:
-            others = ", ".join(s for s in students if s != student)
-            found.setdefault(student, []).append(f"same code as {others}")
-    return found
+def code_shape(source: str) -> str:
+    """A digest of the normalised code: equal for copies."""
+    return hashlib.sha256(normalised(source).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def fingerprint(path: Path) -> dict:
+    """What the flags need of a file, kept in its record: a rerun need not read the file again."""
+    text = read_source(path)
+    return {"shape": code_shape(text), "markers": "BEGIN SOLUTION" in text or "END SOLUTION" in text}
+
+
+def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
+            lang: str) -> tuple[dict[str, list[str]], list[tuple[list[str], str]]]:
+    """Reasons to look at submissions by hand: per student's folder (the gradebooks' flags), and as
+    (folders, reason) lines for the terminal, where a reason several students share, such as a
+    group of copies, shows once. Untouched templates are said so, and are nobody's copies."""
+    template = code_shape(read_source(lesson.exercise))
+    reference = code_shape(read_source(lesson.solution)) if lesson.solution.is_file() else None
+    flagged: dict[str, list[str]] = {}
+    shared: dict[str, list[str]] = {}  # reason -> folders
+    copies: dict[str, list[str]] = {}  # shape -> folders
+    for entry in entries:
+        record = records[entry.folder]
+        shape = record.get("shape")
+        reasons = [say("class_flag_template", lang)] if shape == template else []
+        reasons += [say("class_flag_reference", lang)] if shape and shape == reference else []
+        reasons += [say("class_flag_markers", lang)] if record.get("markers") else []
+        reasons += [entry.note] if entry.note else []
+        for reason in reasons:
+            flagged.setdefault(entry.folder, []).append(reason)
+            shared.setdefault(reason, []).append(entry.folder)
+        if shape and shape != template:
+            copies.setdefault(shape, []).append(entry.folder)
+    lines = [(folders, reason) for reason, folders in shared.items()]
+    for group in (g for g in copies.values() if len(g) > 1):
+        for folder in group:
+            others = ", ".join(records[f]["student"] for f in group if f != folder)
+            flagged.setdefault(folder, []).append(say("class_flag_copy", lang, others=others))
+        lines.append((group, say("class_flag_copies", lang)))
+    return flagged, sorted(lines)
 
 
 # ---------------------------------------------------------------- the run
 
+@dataclass
+class Tally:
+    """How far a run got: what a Ctrl-C reports, and the workers it stops."""
+    todo: int = 0
+    graded: int = 0
+    workers: Workers | None = None
+
+
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
                 console: Console) -> int:
+    """Grade every submission into the gradebooks in `out`. 130 when stopped by Ctrl-C, at any
+    moment: what was graded is saved, and the same command grades the rest."""
     started = time.monotonic()
-    out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
-    version = lesson_version(lesson)
-    with tempfile.TemporaryDirectory(prefix="reactlings-unzipped-") as unpacked:
-        entries = find_submissions(submissions, lesson, Path(unpacked), out)
-        records: dict[str, dict] = {}
-        todo: list[tuple[Entry, str]] = []
-        for entry in entries:
-            if entry.path is None:
-                records[entry.student] = {"student": entry.student, "status": "missing",
-                                          "problem": entry.problem, "score": 0, "max": None}
-                continue
-            key = submission_key(entry.path, version, seed, lang)
-            cached = _read_record(_student_folder(out, entry.student) / "record.json")
-            if cached and cached.get("key") == key:
-                records[entry.student] = cached
-            else:
-                todo.append((entry, key))
-        workers = Workers(lesson, todo, out, seed, lang, jobs) if todo else None  # before the bar's thread
-        graded_now = 0
-        try:
-            with _progress(console, lang, len(todo)) as (progress, task):
-                for student, record in workers.graded() if workers else ():
-                    records[student] = record
-                    graded_now += 1
-                    progress.advance(task)
-        except KeyboardInterrupt:  # what is graded is saved: a second run grades the rest
-            if workers:
-                workers.stop()
-            console.print(say("class_stopped", lang, graded=graded_now, left=len(todo) - graded_now), markup=False)
-            return 130
-        flagged = flags(entries, lesson)
-    ordered = [records[s] for s in sorted(records)]
-    _write_gradebooks(out, lesson, ordered, flagged)
-    summary = class_summary(lesson, ordered)
-    write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, flagged))
-    print_summary(console, lesson, summary, flagged, lang)
-    console.print(say("class_done", lang, graded=len(todo), reused=len(entries) - len(todo) - sum(
-        1 for e in entries if e.path is None), missing=sum(1 for e in entries if e.path is None),
-        seconds=f"{time.monotonic() - started:.1f}", out=out), markup=False)
+    check_folders(submissions, out)
+    tally = Tally()
+    try:
+        with tempfile.TemporaryDirectory(prefix="reactlings-class-") as staging:
+            entries, ignored = find_submissions(submissions, lesson, Path(staging).resolve(), out, lang)
+            if not entries:
+                raise LessonError("class_no_submissions_ignored" if ignored else "class_no_submissions",
+                                  path=submissions, ignored=", ".join(ignored))
+            out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
+            records = _records(entries, lesson, out, seed, jobs, lang, console, tally)
+        flagged, lines = look_at(entries, records, lesson, lang)
+        ordered = sorted(records.values(), key=lambda r: (r["student"], r["folder"]))
+        _write_gradebooks(out, lesson, ordered, flagged)
+        summary = class_summary(lesson, ordered)
+        write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, flagged, ignored, lang))
+        print_summary(console, lesson, summary, ordered, lines, ignored, lang)
+    except KeyboardInterrupt:
+        if tally.workers is None:
+            console.print(say("class_stopped_early", lang), markup=False)
+        else:
+            tally.workers.stop()
+            console.print(say("class_stopped", lang, graded=tally.graded, left=tally.todo - tally.graded),
+                          markup=False)
+        return 130
+    failed = sum(r["status"] == "grader failed" for r in ordered)
+    missing = sum(r["status"] == "missing" for r in ordered)
+    done = {"graded": tally.graded - failed, "reused": len(ordered) - tally.todo - missing, "missing": missing,
+            "seconds": f"{time.monotonic() - started:.1f}", "out": out}
+    console.print(say("class_done_failed", lang, failed=failed, **done) if failed else say("class_done", lang, **done),
+                  markup=False)
     return 0
+
+
+def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: int, lang: str,
+             console: Console, tally: Tally) -> dict[str, dict]:
+    """Every student's record, by folder: kept from the last run when none of its inputs changed and
+    its outputs are there, else graded now (a progress bar on a terminal)."""
+    version = lesson_version(lesson)
+    records: dict[str, dict] = {}
+    todo: list[tuple[Entry, str]] = []
+    for entry in entries:
+        if entry.path is None:
+            records[entry.folder] = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
+                                     "status": "missing", "problem": entry.problem, "score": 0, "max": None}
+            continue
+        key = submission_key(entry, version, seed, lang)
+        kept = _kept(out / "students" / entry.folder, key)
+        if kept:
+            records[entry.folder] = kept
+        else:
+            todo.append((entry, key))
+    tally.todo = len(todo)
+    if todo:
+        tally.workers = Workers(lesson, todo, out, seed, lang, jobs)  # before the bar's thread
+        with _progress(console, lang, len(todo)) as (bar, task):
+            for folder, record in tally.workers.graded():
+                records[folder] = record
+                tally.graded += 1
+                bar.advance(task)
+    return records
 
 
 class _progress:
@@ -403,23 +670,40 @@ class _progress:
         return self.bar.__exit__(*exc)
 
 
-def _read_record(path: Path) -> dict | None:
+def _kept(folder: Path, key: str) -> dict | None:
+    """The saved record of a student, if its key is this one and the outputs it was made with are
+    all there (a deleted feedback.txt is made again)."""
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads((folder / "record.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return record if isinstance(record, dict) else None
+    outputs = all((folder / name).is_file() for name in ("results.json", "feedback.txt"))
+    return record if isinstance(record, dict) and record.get("key") == key and outputs else None
 
 
-def _save_student(out: Path, student: str, key: str, result: dict) -> dict:
-    folder = _student_folder(out, student)
+def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
+    """Write a student's outputs and their record. A grader failure's record has no key, so the
+    next run grades the student again, and no earlier grade's outputs stay beside it."""
+    folder = out / "students" / entry.folder
     folder.mkdir(parents=True, exist_ok=True)
-    if "gradescope" in result:
-        write_atomically(folder / "results.json", json.dumps(result["gradescope"], ensure_ascii=False, indent=2) + "\n")
-        write_atomically(folder / "feedback.txt", result["feedback"])
-    record = {"student": student, "key": key, **{k: v for k, v in result.items() if k not in ("gradescope", "feedback")}}
+    result = printable(result)  # lone surrogates (undecodable bytes) can't be written as UTF-8
+    outputs = {"results.json": json.dumps(result["gradescope"], ensure_ascii=False, indent=2) + "\n",
+               "feedback.txt": result["feedback"]} if "gradescope" in result else {}
+    for name in ("results.json", "feedback.txt"):
+        if name in outputs:
+            write_atomically(folder / name, outputs[name])
+        else:
+            (folder / name).unlink(missing_ok=True)
+    record = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
+              "key": None if result["status"] == "grader failed" else key,
+              **{k: v for k, v in result.items() if k not in ("gradescope", "feedback")}}
     write_atomically(folder / "record.json", json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return record
+
+
+def _notes(record: dict, flagged: dict) -> list[str]:
+    """A student's flags, then the problem with their submission, if any."""
+    return flagged.get(record["folder"], []) + ([record["problem"]] if record.get("problem") else [])
 
 
 def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], flagged: dict) -> None:
@@ -431,42 +715,65 @@ def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], flagged: d
         todos = record.get("todos") or {}
         writer.writerow([record["student"], record["score"], record.get("max") or "",
                          *(todos.get(t, ["", ""])[0] for t in todo_ids), record["status"],
-                         record.get("seconds", ""),
-                         "; ".join(flagged.get(record["student"], []) + ([record["problem"]] if record.get("problem") else []))])
+                         record.get("seconds", ""), "; ".join(_notes(record, flagged))])
     write_atomically(out / "grades.csv", table.getvalue())
     write_atomically(out / "grades.json", json.dumps(
-        {"lesson": lesson.name, "students": [dict(r, flags=flagged.get(r["student"], [])) for r in records]},
+        {"lesson": lesson.name, "students": [dict(r, flags=flagged.get(r["folder"], [])) for r in records]},
         ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------- the class at a glance
 
 def class_summary(lesson: Lesson, records: list[dict]) -> dict:
-    graded = [r for r in records if r.get("max")]
-    maximum = max((r["max"] for r in graded), default=0)
-    buckets = Counter(min(9, int(10 * r["score"] / r["max"])) if r["max"] else 0 for r in graded)
+    """The figures of the summary. The mean is over the students scored (the checks ran on their
+    file: graded, syntax error, timed out, crashed), not the missing ones nor grader failures."""
+    scored = [r for r in records if r.get("max")]
+    maximum = max((r["max"] for r in scored), default=0)
+    buckets = Counter(min(9, int(10 * r["score"] / r["max"])) for r in scored)
     todos = []
     for todo in lesson.todos:
-        failing = [r for r in graded if (r.get("todos") or {}).get(todo.id, [0, 0])[0]
+        failing = [r for r in scored if (r.get("todos") or {}).get(todo.id, [0, 0])[0]
                    < (r.get("todos") or {}).get(todo.id, [0, 0])[1]]
         messages = Counter(message for r in failing for message in  # each student counted once
                            {c["message"].splitlines()[0] for c in r.get("checks", [])
                             if c["todo"] == todo.id and not c["passed"] and c["message"]})
         common = sorted(messages.items(), key=lambda item: (-item[1], item[0]))[:3]  # ties: same order always
         todos.append({"id": todo.id, "title": todo.title, "failed": len(failing), "common": common})
-    return {"students": len(records), "graded": len(graded), "max": maximum,
+    statuses = Counter(r["status"] for r in records)
+    return {"students": len(records), "scored": len(scored), "max": maximum,
             "distribution": [buckets.get(i, 0) for i in range(10)],
-            "statuses": Counter(r["status"] for r in records), "todos": todos,
-            "mean": round(sum(r["score"] for r in graded) / len(graded), 1) if graded else 0}
+            "statuses": [(s, statuses[s]) for s in STATUS_NAMES if statuses[s]], "todos": todos,
+            "mean": round(sum(r["score"] for r in scored) / len(scored), 1) if scored else 0}
 
 
-def print_summary(console: Console, lesson: Lesson, summary: dict, flagged: dict, lang: str) -> None:
-    console.print(say("class_header", lang, name=lesson.name, students=summary["students"],
-                      mean=summary["mean"], max=summary["max"]), style="bold", markup=False)
+def bucket(index: int) -> str:
+    """The scores of a bar of the distribution: 0–9%, …, 90–100% (the top one holds full marks)."""
+    return f"{index * 10}–{index * 10 + 9 if index < 9 else 100}%"
+
+
+def status_name(status: str, lang: str) -> str:
+    return say(STATUS_NAMES[status], lang)
+
+
+def headline(lesson: Lesson, summary: dict, lang: str) -> list[str]:
+    """The summary's first lines, on the terminal as on the page: the class, the mean and what it
+    counts, the students by status (the words of the gradebook's status column)."""
+    counts = " · ".join(say("class_count", lang, n=n, status=status_name(s, lang)) for s, n in summary["statuses"])
+    return [say("class_header", lang, name=lesson.name, students=summary["students"], mean=summary["mean"],
+                max=summary["max"]),
+            say("class_counts", lang, counts=counts, scored=summary["scored"])]
+
+
+def print_summary(console: Console, lesson: Lesson, summary: dict, records: list[dict],
+                  lines: list[tuple[list[str], str]], ignored: list[str], lang: str) -> None:
+    """The class on the terminal: figures, each TODO's failures, then, briefly, every submission
+    that was not graded and why, what was ignored, and the flags."""
+    first, counts = headline(lesson, summary, lang)
+    console.print(first, style="bold", markup=False)
+    console.print(f"  {counts}", markup=False)
     peak = max(summary["distribution"]) or 1
     for index, count in enumerate(summary["distribution"]):
-        console.print(f"  {index * 10:3d}–{index * 10 + 9 if index < 9 else 100:3d}%  "
-                      f"{'█' * round(20 * count / peak):20} {count}", markup=False)
+        console.print(f"  {bucket(index):>8}  {'█' * round(20 * count / peak):20} {count}", markup=False)
     table = Table(box=None, pad_edge=False)
     for column in ("TODO", say("class_failed", lang), say("class_common", lang)):
         table.add_column(column)
@@ -474,34 +781,49 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, flagged: dict
         common = "\n".join(f"{n}× {clean(m, 90)}" for m, n in todo["common"])
         table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["failed"]), common)
     console.print(table)
-    for student, reasons in sorted(flagged.items()):
-        console.print(f"⚑ {student}: {'; '.join(reasons)}", style="yellow", markup=False)
+    unscored = [r for r in records if r["status"] in ("missing", "grader failed")]
+    if unscored:
+        console.print(say("class_problems", lang, count=len(unscored)), style="red", markup=False)
+        for record in unscored:
+            console.print(f"  {record['student']}: {record['problem']}", markup=False)
+    if ignored:
+        console.print(say("class_ignored", lang, names=", ".join(ignored)), style="dim", markup=False)
+    names = {r["folder"]: r["student"] for r in records}
+    for folders, reason in lines:
+        console.print(f"⚑ {', '.join(names[f] for f in folders)}: {reason}", style="yellow", markup=False)
 
 
-def summary_html(lesson: Lesson, summary: dict, records: list[dict], flagged: dict) -> str:
+def summary_html(lesson: Lesson, summary: dict, records: list[dict], flagged: dict, ignored: list[str],
+                 lang: str) -> str:
     """One page, no script and nothing fetched: bars are inline SVG."""
     e = html.escape
     peak = max(summary["distribution"]) or 1
     bars = "".join(
         f'<rect x="{i * 36 + 4}" y="{150 - 140 * n / peak:.1f}" width="30" height="{140 * n / peak:.1f}" '
-        f'fill="#4a7"><title>{i * 10}–{i * 10 + 9}%: {n}</title></rect>'
+        f'fill="#4a7"><title>{bucket(i)}: {n}</title></rect>'
         f'<text x="{i * 36 + 19}" y="166" font-size="10" text-anchor="middle">{i * 10}%</text>'
         for i, n in enumerate(summary["distribution"]))
     rows = "".join(
-        f"<tr><td>{e(t['id'])} {e(t['title']['en'])}</td><td>{t['failed']}</td><td>"
+        f"<tr><td>{e(t['id'])} {e(t['title'][lang])}</td><td>{t['failed']}</td><td>"
         + "<br>".join(f"{n}× {e(m)}" for m, n in t["common"]) + "</td></tr>" for t in summary["todos"])
     students = "".join(
-        f"<tr><td>{e(r['student'])}</td><td>{r['score']}/{r.get('max') or '–'}</td><td>{e(r['status'])}</td>"
-        f"<td>{e('; '.join(flagged.get(r['student'], [])) or r.get('problem', ''))}</td></tr>" for r in records)
+        f"<tr><td>{e(r['student'])}</td><td>{r['score']}/{r.get('max') or '–'}</td>"
+        f"<td>{e(status_name(r['status'], lang))}</td><td>{e('; '.join(_notes(r, flagged)))}</td></tr>"
+        for r in records)
+    first, counts = headline(lesson, summary, lang)
+    aside = f"<p>{e(say('class_ignored', lang, names=', '.join(ignored)))}</p>\n" if ignored else ""
+    todo_columns = f"<th>TODO</th><th>{e(say('class_failed', lang))}</th><th>{e(say('class_common', lang))}</th>"
+    columns = "".join(f"<th>{e(say(key, lang))}</th>" for key in (
+        "class_column_student", "class_column_score", "class_column_status", "class_column_notes"))
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{e(lesson.name)} · class summary</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{e(say('class_page_title', lang, name=lesson.name))}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}}</style></head>
-<body><h1>{e(lesson.name)} · {e(lesson.title['en'])}</h1>
-<p>{summary['students']} students, {summary['graded']} graded, mean {summary['mean']} of {summary['max']}.</p>
-<h2>Score distribution</h2>
-<svg width="370" height="175" role="img" aria-label="score distribution">{bars}</svg>
-<h2>Per TODO</h2><table><tr><th>TODO</th><th>failed</th><th>most common failures</th></tr>{rows}</table>
-<h2>Students</h2><table><tr><th>student</th><th>score</th><th>status</th><th>notes</th></tr>{students}</table>
+<body><h1>{e(lesson.name)} · {e(lesson.title[lang])}</h1>
+<p>{e(first)}<br>{e(counts)}</p>
+{aside}<h2>{e(say('class_page_distribution', lang))}</h2>
+<svg width="370" height="175" role="img" aria-label="{e(say('class_page_distribution', lang))}">{bars}</svg>
+<h2>{e(say('class_page_todos', lang))}</h2><table><tr>{todo_columns}</tr>{rows}</table>
+<h2>{e(say('class_page_students', lang))}</h2><table><tr>{columns}</tr>{students}</table>
 </body></html>
 """

@@ -28,7 +28,14 @@ def failure_text(check: CheckResult, grade: Grade, lang: str) -> str:
     if check.passed or check.failure is None:
         return ""
     message = say(check.failure.key, lang, grade.lesson, **check.failure.params)
-    return clean(message + ("\n" + check.failure.detail.rstrip() if check.failure.detail else ""))
+    return clean(_named(message + ("\n" + check.failure.detail.rstrip() if check.failure.detail else ""), grade))
+
+
+def _named(text: str, grade: Grade) -> str:
+    """The text with the absolute path the learner's file was loaded from (a traceback's frames)
+    as the file's name alone: the same report wherever the file lies. A class run has named the
+    file already, by its path in the submissions folder (classroom.name_as_submitted)."""
+    return text.replace(str(grade.path), grade.path.name) if grade.path.is_absolute() else text
 
 
 # Control characters but newline and tab: escape sequences that move the cursor or recolour the
