@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from validator import lessons
+from validator import cli, lessons
 from validator.lessons import LessonError, load_lesson
 from validator.templates import make_template
 
@@ -70,6 +70,18 @@ def test_a_partly_done_file(partial):
     assert re.search(r"score: 2/\d+", result.stdout)
     assert "not implemented yet (TODO 1.2)" not in result.stdout
     assert "not implemented yet (TODO 1.3)" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "agent"])
+def test_a_file_that_is_not_python_is_named_so(tmp_path, name):
+    path = tmp_path / name
+    if name == "agent":  # a link to a Python file, under a name Python would not import
+        path.symlink_to(SOLUTION)
+    else:
+        path.write_text("my notes\n", encoding="utf-8")
+    result = validate("day06", "--file", str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{path} is not a Python file" in result.stderr and ".py" in result.stderr
 
 
 def test_file_that_does_not_exist(tmp_path):
@@ -166,14 +178,33 @@ def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
     assert json.loads(from_file.stdout)["output"].endswith("(seed 3)")
 
 
-@pytest.mark.parametrize("content", ["", "seven\n"])
-def test_a_bad_seed_file_is_a_clear_error(tmp_path, content):
+@pytest.mark.parametrize("content", [None, b"", b" \n\n", b"\xff\xfe\x00\x9c\x00", b"seven\n"],
+                         ids=["missing", "empty", "blank", "binary", "not-a-number"])
+@pytest.mark.parametrize("command", ["lesson", "gradescope", "grade"])
+def test_a_seed_file_without_a_seed_is_a_clear_error_in_every_command(tmp_path, content, command):
+    """Never the public seed 0 in its place, never a traceback; nothing made."""
     path = tmp_path / "seed"
-    if content:
-        path.write_text(content, encoding="utf-8")
-    result = validate("day06", "--seed-file", str(path))
+    if content is not None:
+        path.write_bytes(content)
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "alice.py").write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+    args = {"lesson": ("day06",), "gradescope": ("gradescope", "day06", "--out", str(tmp_path / "a.zip")),
+            "grade": ("grade", "day06", str(tmp_path / "class"), "--out", str(tmp_path / "grades"))}[command]
+    result = validate(*args, "--seed-file", str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert str(path) in result.stderr
+    assert str(path) in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "a.zip").exists() and not (tmp_path / "grades").exists()
+
+
+def test_a_secret_seed_short_enough_to_guess_gets_a_note(tmp_path):
+    """A student's code sees the numbers the tools draw from the seed: a short one can be found."""
+    path = tmp_path / "seed"
+    for seed, noted in (("48213", True), (str(2 ** 127 + 12345), False)):
+        path.write_text(seed + "\n", encoding="utf-8")
+        result = validate("day06", "--solution", "--seed-file", str(path), "--quiet")
+        assert result.returncode == 0, result.stderr
+        assert ("short enough to find" in result.stderr) == noted, result.stderr
+        assert "secrets.randbits(128)" in result.stderr or not noted
 
 
 def test_unwritable_output_is_a_clear_error(tmp_path):
@@ -399,3 +430,23 @@ def test_instructor_commands_with_bad_paths_say_so_in_one_line(args):
     result = validate(*args)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("problem", ["missing", "a file", "jobs 0", "jobs -2"])
+def test_grade_checks_its_arguments_before_making_anything(tmp_path, problem):
+    submissions, out = tmp_path / "class", tmp_path / "grades"
+    if problem == "a file":
+        submissions.write_text("", encoding="utf-8")
+    elif problem != "missing":
+        submissions.mkdir()
+    jobs = ["--jobs", problem.split()[1]] if problem.startswith("jobs") else []
+    result = validate("grade", "day06", str(submissions), "--out", str(out), *jobs)
+    assert result.returncode == 2 and "Traceback" not in result.stderr and not out.exists()
+    expected = {"missing": "no such folder", "a file": "is a file, not a folder"}.get(problem, "--jobs: must be")
+    assert expected in result.stderr
+
+
+@pytest.mark.parametrize("command", ["lesson", *cli.COMMANDS])
+def test_every_argument_has_help(command):
+    parser = cli.grade_parser() if command == "lesson" else cli.command_parser(command)
+    assert [a.dest for a in parser._actions if not a.help] == []

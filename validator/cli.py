@@ -16,6 +16,7 @@ Exit status: 0 all checks pass, 1 some fail, 2 bad usage.
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
 import os
 import shlex
 import sys
@@ -30,7 +31,7 @@ from . import jail, workspace
 from .grading import grade
 from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .live import run_live
-from .report import first_failing_todo, print_report, write_results
+from .report import first_failing_todo, print_report, write_atomically, write_results
 
 COMMANDS = ("list", "next", "hint", "reset", "watch", "grade", "release", "gradescope", "github-classroom")
 
@@ -44,6 +45,9 @@ def grade_parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
     which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of your copy")
+    which.add_argument("--submission", type=Path, metavar="FOLDER",
+                       help="grade the lesson's exercise file found in FOLDER, a handed-in folder or repository "
+                            "(a copy outside lessons/, edited, the shallowest: as `grade` chooses)")
     add_seed_arguments(p)
     p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
     p.add_argument("--require-isolation", action="store_true",
@@ -65,40 +69,62 @@ def grade_parser() -> argparse.ArgumentParser:
 
 
 def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    """--seed or --seed-file, one of them (read_seed also takes $REACTLINGS_SEED)."""
-    secret = parser.add_mutually_exclusive_group(required=required)
-    secret.add_argument("--seed", type=int, default=None,
-                        help=f"draw other numbers and cities (default {DEFAULT_SEED}: the lesson's own; "
-                             "or $REACTLINGS_SEED)")
+    """--seed or --seed-file, one of them; read_seed also takes $REACTLINGS_SEED, so a required
+    seed is checked there, not by argparse (which knows nothing of the environment)."""
+    secret = parser.add_mutually_exclusive_group()
+    default = "this, --seed-file or $REACTLINGS_SEED is required" if required else \
+        f"default: $REACTLINGS_SEED, else {DEFAULT_SEED}, the lesson's own"
+    secret.add_argument("--seed", type=int, default=None, help=f"draw other numbers and cities ({default})")
     secret.add_argument("--seed-file", type=Path, metavar="FILE",
                         help="read the seed from FILE, so it never shows on a command line")
+    parser.set_defaults(seed_required=required)
+
+
+def positive(text: str) -> int:
+    """argparse's type for counts: a whole number, 1 or more."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number, 1 or more (not {text!r})")
+    return number
 
 
 def command_parser(command: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"validate.py {command}")
     if command in ("hint", "reset"):
-        p.add_argument("lesson")
+        p.add_argument("lesson", help="a lesson such as day06")
     if command == "watch":
         p.add_argument("lesson", nargs="?", help="default: the first lesson not passed yet")
     if command == "reset":
         p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    if command in ("release", "gradescope", "github-classroom"):
-        p.add_argument("--out", type=Path, required=True)
+    outs = {"release": ("DIR", "a new folder, outside the kit"),
+            "gradescope": ("FILE.zip", "the autograder to upload"),
+            "github-classroom": ("FILE.yml", "the workflow to commit as .github/workflows/classroom.yml")}
+    if command in outs:
+        p.add_argument("--out", type=Path, required=True, metavar=outs[command][0], help=outs[command][1])
     if command == "github-classroom":
         p.add_argument("lessons", nargs="*", help="default: every lesson")
     if command == "gradescope":
-        p.add_argument("lesson")
+        p.add_argument("lesson", help="the lesson to grade, such as day06")
         add_seed_arguments(p, required=True)
+        p.add_argument("--allow-unisolated", action="store_true",
+                       help="grade even where the sandbox can't isolate submissions; by default such a run "
+                            "scores 0 with the reason (an unjailed submission could read the seed)")
     if command == "grade":
-        p.add_argument("lesson")
+        p.add_argument("lesson", help="the lesson to grade, such as day06")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
         p.add_argument("--out", type=Path, required=True, metavar="GRADES", help="where the gradebooks go")
         # a submission that hangs waits out its time limit without working: a couple of workers
         # more than cores keep the cores busy meanwhile
-        p.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 2, help="submissions graded at once")
+        p.add_argument("--jobs", type=positive, default=(os.cpu_count() or 1) + 2,
+                       help="submissions graded at once (default: two more than the CPUs)")
         add_seed_arguments(p)
-        p.add_argument("--require-isolation", action="store_true")
-    p.add_argument("--lang", choices=LANGS, default=None)
+        p.add_argument("--require-isolation", action="store_true",
+                       help="refuse to grade where the sandbox can't isolate submissions (Linux namespaces)")
+    p.add_argument("--lang", choices=LANGS, default=None,
+                   help="language of messages, reports and feedback (default: from the locale)")
     return p
 
 
@@ -131,29 +157,31 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "gradescope":
             from .platforms import gradescope_bundle
-            bundle = gradescope_bundle(load_lesson(args.lesson), args.out, read_seed(args), lang)
+            bundle = gradescope_bundle(load_lesson(args.lesson), args.out, read_seed(args), lang,
+                                       isolated=not args.allow_unisolated)
             console.print(say("bundled", lang, path=bundle), markup=False)
             return 0
         if args.command == "github-classroom":
-            from .grading import grade
-            from .platforms import github_workflow
+            from .platforms import check_output_file, github_workflow
+            check_output_file(args.out, (".yml", ".yaml"))  # before grading every lesson for its points
             chosen = [load_lesson(n) for n in (args.lessons or lesson_names())]
             points = {lesson.name: grade(lesson, lesson.exercise).max_score for lesson in chosen}
-            args.out.write_text(github_workflow(chosen, points), encoding="utf-8")
+            write_atomically(args.out, github_workflow(chosen, points))
             console.print(say("workflow_written", lang, path=args.out), markup=False)
             return 0
         if args.command == "grade":
             from .classroom import grade_class
+            must_be_folder(args.submissions)  # said before grade_class makes the --out folder
             isolation_notice(args.require_isolation, lang)
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, read_seed(args),
                                args.jobs, lang, console)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
     except (LessonError, ScenarioError) as error:
-        return usage_error(error, lang)
+        return usage_error(said(error, lang), lang)
     except OSError as error:  # a folder that can't be made, a file that can't be written or read
-        return usage_error(LessonError("os_error", problem=error.strerror or str(error),
-                                       path=error.filename or ""), lang)
+        return usage_error(say("os_error", lang, problem=error.strerror or str(error), path=error.filename or ""),
+                           lang)
 
 
 def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
@@ -162,11 +190,21 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         return 2
     seed = read_seed(args)
     lesson = load_lesson(args.lesson)
-    mine = not (args.solution or args.file)  # the learner's own copy: keep their progress
+    mine = not (args.solution or args.file or args.submission)  # the learner's own copy: keep their progress
     if args.solution:
+        if not lesson.solution.is_file():  # the learners' copy of the course has no solutions/
+            raise LessonError("no_solution_here", path=_shown_path(lesson.solution), name=lesson.name)
         path = lesson.solution
     elif args.file:
         path = args.file
+    elif args.submission:
+        from .classroom import exercise_file  # the file `grade` would grade in this student's folder
+        must_be_folder(args.submission)
+        path, note = exercise_file(args.submission, lesson, lang)
+        if path is None:
+            return usage_error(note, lang)
+        # which file, for whoever reads the grader's output (the note: chosen among several)
+        stderr().print(note or say("submission_file", lang, path=path.relative_to(args.submission)), markup=False)
     else:
         path, created = workspace.working_copy(lesson)
         if created and args.format == "text" and not args.quiet:
@@ -174,7 +212,10 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
                 lesson.exercise)), style="cyan", markup=False)
     if not Path(path).is_file():
         raise LessonError("no_such_file", path=path)
-    if args.file or args.require_isolation:  # someone else's code: say what the sandbox can't enforce
+    if Path(path).resolve().suffix not in importlib.machinery.SOURCE_SUFFIXES:  # what Python imports, by name
+        raise LessonError("not_python_file", path=path)
+    # someone else's code: say what the sandbox can't enforce
+    if args.file or args.submission or args.require_isolation:
         isolation_notice(args.require_isolation, lang)
     if args.live:
         return run_live(lesson, path, args.model, lang, console)
@@ -201,16 +242,19 @@ def isolation_notice(required: bool, lang: str) -> None:
         raise LessonError("isolation_required", reason=reason)
     note = reason or jail.totals_note()
     if note:
-        Console(stderr=True, highlight=False, soft_wrap=True).print(
-            say("isolation_warning", lang, note=note), style="yellow", markup=False)
+        stderr().print(say("isolation_warning", lang, note=note), style="yellow", markup=False)
 
 
 def after_pass(lesson, console: Console, lang: str) -> None:
-    """What to do now: the next lesson, the reference solution to compare with, another seed."""
+    """What to do now: the next lesson, the reference solution to compare with (where this copy of
+    the course has one), another seed."""
     names = lesson_names()
     later = names[names.index(lesson.name) + 1:] if lesson.name in names else []
-    console.print(say("after_pass", lang, solution=_shown_path(lesson.solution), name=lesson.name),
-                  markup=False)
+    if lesson.solution.is_file():
+        console.print(say("after_pass", lang, solution=_shown_path(lesson.solution), name=lesson.name),
+                      markup=False)
+    else:
+        console.print(say("after_pass_other_seed", lang, name=lesson.name), markup=False)
     if later:
         console.print(say("after_pass_next", lang, name=later[0]), style="bold", markup=False)
     else:
@@ -218,31 +262,55 @@ def after_pass(lesson, console: Console, lang: str) -> None:
 
 
 def read_seed(args) -> int:
-    """The seed: --seed, else --seed-file, else $REACTLINGS_SEED, else the lessons' own (0). An
-    instructor's secret seed comes from a file or the environment, never a command line the
-    graded code could read."""
+    """The seed: --seed, else --seed-file, else $REACTLINGS_SEED, else the lessons' own (0) unless
+    the command needs one (seed_required). An instructor's secret seed comes from a file or the
+    environment, never a command line the graded code could read; a seed file that holds no seed
+    is an error, never the public seed."""
     if args.seed is not None:
         return args.seed
     text, source = os.environ.get("REACTLINGS_SEED", ""), "REACTLINGS_SEED"
     if args.seed_file is not None:
         source = str(args.seed_file)
         try:
-            text = args.seed_file.read_text(encoding="utf-8")
+            text = args.seed_file.read_bytes().decode("utf-8-sig")  # a BOM, as Windows editors write
         except OSError as error:
             raise LessonError("bad_seed", source=source, problem=error.strerror or str(error)) from None
-    if not text.strip():
+        except UnicodeDecodeError:
+            raise LessonError("seed_file_not_text", path=source) from None
+        if not text.strip():
+            raise LessonError("seed_file_empty", path=source)
+    elif not text.strip():
+        if args.seed_required:
+            raise LessonError("seed_needed")
         return DEFAULT_SEED
     try:
-        return int(text.strip())
+        seed = int(text.strip())
     except ValueError:
         raise LessonError("bad_seed", source=source, problem=f"not a whole number: {text.strip()[:40]!r}") from None
+    if abs(seed) < GUESSABLE:
+        stderr().print(say("seed_guessable", args.lang or default_lang(), source=source), markup=False)
+    return seed
 
 
-def usage_error(error: Exception, lang: str) -> int:
+# A secret seed below this can be found by trying them all: from the numbers a tool gives a
+# student's code (the tables are drawn from the seed), in hours on one machine.
+GUESSABLE = 2 ** 64
+
+
+def usage_error(message: str, lang: str) -> int:
     """One line on stderr, no traceback; exit status 2."""
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
-    console.print(f"{say('error_prefix', lang)}{said(error, lang)}", markup=False)
+    stderr().print(f"{say('error_prefix', lang)}{message}", markup=False)
     return 2
+
+
+def must_be_folder(path: Path) -> None:
+    if not path.is_dir():
+        raise LessonError("not_a_folder" if path.exists() else "no_such_folder", path=path)
+
+
+def stderr() -> Console:
+    """For notes and errors: whole lines (a log, a grep), never mixed into a report on stdout."""
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _shown_path(path: Path) -> str:

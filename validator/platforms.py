@@ -5,22 +5,32 @@
     python validate.py github-classroom --out FILE.yml   a GitHub Classroom autograding workflow
 
 The learners' copy is the course without what gives answers away: no solutions/, no kit tests and
-no corpus of submissions; `python validate.py day06` works inside it. The Gradescope bundle holds
-that copy plus the secret seed (never shown in results) and the two scripts Gradescope runs.
+no corpus of submissions; `python validate.py day06` works inside it. Its README.md is the kit's
+with the blocks marked KIT_ONLY left out, and its .gitignore lets learners commit their
+exercise files. The Gradescope bundle holds that copy plus the secret seed (never shown in
+results) and the scripts Gradescope runs.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import tempfile
 import zipfile
 from pathlib import Path
 
+from . import workspace
 from .lessons import ROOT, Lesson, LessonError
 
 SHIPPED = ["README.md", "pyproject.toml", "validate.py", ".gitignore", "lessons", "validator", "mock_llm"]
-NEVER = {"__pycache__", ".pytest_cache", "workspace"}
+NEVER = {"__pycache__", ".pytest_cache", workspace.FOLDER}
+
+# Markers in the kit's README.md: a block between KIT_ONLY's lines is left out of the learners'
+# README (kit tests, solutions, instructors' tools); a LEARNERS_ONLY block is an HTML comment in
+# the kit's README (not rendered) and plain text in theirs. Each marker is a line of its own.
+KIT_ONLY = ("<!-- kit only -->", "<!-- end kit only -->")
+LEARNERS_ONLY = ("<!-- learners only", "-->")
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder image.
@@ -30,67 +40,157 @@ python3 -m pip install --quiet .
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for each submission: grade it, write results/results.json.
+# Gradescope runs this for each submission. It always writes results/results.json: the grade, or
+# (grader_failed.py) score 0 with what went wrong.
 set -uo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+RESULTS="$ROOT/results/results.json"
+LOG="$(mktemp)"
 cd "$ROOT/source"
-SUBMISSION="$(find "$ROOT/submission" -name '{exercise}' -type f | head -n 1)"
-if [ -z "$SUBMISSION" ]; then
-  SUBMISSION="$(find "$ROOT/submission" -name '*.py' -type f | head -n 1)"
-fi
 mkdir -p "$ROOT/results"
-if [ -z "$SUBMISSION" ]; then
-  printf '{{"score": 0, "output": "No {exercise} in your submission: upload the file you edited (workspace/{exercise}).", "tests": []}}\\n' > "$ROOT/results/results.json"
-  exit 0
+rm -f "$RESULTS"
+# The seed moves from its file into the grader's environment before the submission runs; no seed
+# (a second run in the same container) is an error, never the public seed 0.
+if REACTLINGS_SEED="$(cat seed 2>/dev/null)" && [ -n "$REACTLINGS_SEED" ]; then
+  export REACTLINGS_SEED
+  rm -f seed
+  # The kit picks the file to grade (--submission). Unless the bundle was made with
+  # --allow-unisolated, it refuses to grade unjailed (--require-isolation): an unjailed submission
+  # could read the seed in the grader's environment, and rewrite results.json.
+  python3 validate.py {lesson} --submission "$ROOT/submission" --format gradescope \\
+    --output "$RESULTS" --lang {lang} --quiet{require} >"$LOG" 2>&1
+  status=$?
+else
+  echo "error: the autograder has no seed file (it is removed on first use): rebuild or re-upload it" >"$LOG"
+  status=2
 fi
-# The seed moves from its file into the grader's environment, which the submission never sees.
-export REACTLINGS_SEED="$(cat "$ROOT/source/seed")"
-rm -f "$ROOT/source/seed"
-python3 validate.py {lesson} --file "$SUBMISSION" --format gradescope \\
-  --output "$ROOT/results/results.json" --lang {lang} --quiet
-status=$?
-if [ "$status" -ge 2 ]; then
-  printf '{{"score": 0, "output": "The grader could not run (exit status %s): tell your instructor.", "tests": []}}\\n' "$status" > "$ROOT/results/results.json"
+cat "$LOG"
+if [ "$status" -ge 2 ] || [ ! -s "$RESULTS" ]; then
+  python3 grader_failed.py "$RESULTS" "$status" "$LOG" || printf '%s\\n' \\
+    '{{"score": 0, "output": "The grader could not run: tell your instructor.", "tests": []}}' >"$RESULTS"
 fi
+rm -f "$LOG"
 exit 0
+"""
+
+# A run of validate.py that wrote no results.json (exit status 2: a clear one-line error; or a
+# crash, such as a missing package): results.json says so. The standard library alone, so that it
+# works when the kit's imports don't.
+GRADER_FAILED = """import json
+import sys
+
+results, status, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(log, encoding="utf-8", errors="replace") as file:
+    lines = [line.rstrip() for line in file if line.strip()]
+if status == 2 and lines:  # the kit's own error line: about the submission, or about this machine
+    output = lines[-1]
+else:
+    output = f"The grader failed (exit status {status}), so nothing was graded: tell your instructor."
+printed = {"name": "What the grader printed (instructors only)", "score": 0, "max_score": 0,
+           "output": "\\n".join(lines[-40:]), "visibility": "hidden"}
+with open(results, "w", encoding="utf-8") as file:
+    json.dump({"score": 0, "output": output, "tests": [printed]}, file, ensure_ascii=False, indent=2)
 """
 
 
 def release(out: Path) -> Path:
-    """Write the learners' copy of the course to `out` (which must not exist yet)."""
+    """Write the learners' copy of the course to `out`, which must be a new folder outside the kit
+    (inside, the copy would copy itself). It appears whole or not at all."""
     if out.exists():
         raise LessonError("release_exists", path=out)
-    out.mkdir(parents=True)
+    if out.resolve().is_relative_to(ROOT.resolve()):
+        raise LessonError("release_inside_kit", path=out, kit=ROOT)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=out.parent) as building:
+        os.rename(_write_course(Path(building) / "course"), out)
+    return out
+
+
+def _write_course(out: Path) -> Path:
+    """The learners' copy in `out`, a folder to be made: the shipped files, with the README and
+    .gitignore made for learners."""
+    out.mkdir()
     for name in SHIPPED:
         source = ROOT / name
-        if source.is_dir():
+        if name in FOR_LEARNERS:
+            (out / name).write_text(FOR_LEARNERS[name](source.read_text(encoding="utf-8")), encoding="utf-8")
+        elif source.is_dir():
             shutil.copytree(source, out / name, ignore=shutil.ignore_patterns(*NEVER, "*.pyc"))
         elif source.is_file():
             shutil.copy2(source, out / name)
     return out
 
 
-def gradescope_bundle(lesson: Lesson, out: Path, seed: int, lang: str) -> Path:
-    """A zip for Gradescope's "zip file upload": setup.sh and run_autograder at its top, the
-    learners' copy of the course and the seed beside them."""
+def learners_readme(text: str) -> str:
+    """The kit's README.md as learners get it: KIT_ONLY blocks out, LEARNERS_ONLY blocks in."""
+    ends = {KIT_ONLY[0]: KIT_ONLY[1], LEARNERS_ONLY[0]: LEARNERS_ONLY[1]}
+    kept, block = [], None
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        marker = line.strip()
+        if block is None and marker in ends:
+            block = marker
+        elif block is not None and marker == ends[block]:
+            block = None
+        elif marker in (*ends, KIT_ONLY[1]):
+            raise LessonError(f"README.md:{number}: {marker} inside another block, or without its start")
+        elif block != KIT_ONLY[0]:
+            kept.append(line)
+    if block is not None:
+        raise LessonError(f"README.md: {block} is never closed")
+    # a block left out leaves no run of blank lines behind it
+    return re.sub(r"\n{3,}", "\n\n", "".join(kept)).rstrip("\n") + "\n"
+
+
+def learners_gitignore(text: str) -> str:
+    """The kit's .gitignore, but for the workspace: learners commit their exercise files (GitHub
+    Classroom grades what they push); only the kit's bookkeeping there stays out of git."""
+    kept = [line for line in text.splitlines() if line.strip() != f"{workspace.FOLDER}/"]
+    return "\n".join(kept + [f"{workspace.FOLDER}/{name}" for name in workspace.BOOKKEEPING]) + "\n"
+
+
+FOR_LEARNERS = {"README.md": learners_readme, ".gitignore": learners_gitignore}
+
+
+def check_output_file(out: Path, suffixes: tuple[str, ...]) -> None:
+    """Refuse, before any work, an --out that can't take the file: a folder, a folder that doesn't
+    exist, or a name of another kind of file (which would be overwritten)."""
+    if out.is_dir():
+        raise LessonError("out_is_folder", path=out)
+    if out.suffix.lower() not in suffixes:
+        raise LessonError("out_wrong_suffix", path=out, suffix=" or ".join(suffixes))
+    if not out.parent.is_dir():
+        raise LessonError("no_such_folder", path=out.parent)
+
+
+def gradescope_bundle(lesson: Lesson, out: Path, seed: int, lang: str, isolated: bool = True) -> Path:
+    """A zip for Gradescope's "zip file upload": setup.sh, run_autograder and grader_failed.py at
+    its top, the learners' copy of the course and the seed beside them. `isolated`: the bundle
+    refuses to grade where the jail can't be built (see RUN_AUTOGRADER)."""
+    check_output_file(out, (".zip",))
     if lesson.folder.parent != ROOT / "lessons":
         raise LessonError("bundle_needs_course_lesson", name=lesson.name)
+    scripts = {"setup.sh": SETUP_SH,
+               "run_autograder": RUN_AUTOGRADER.format(lesson=lesson.name, lang=lang,
+                                                       require=" --require-isolation" if isolated else ""),
+               "grader_failed.py": GRADER_FAILED}
+    partial = out.with_name(f".{out.name}.partial")
     with tempfile.TemporaryDirectory(prefix="reactlings-bundle-") as folder:
-        course = release(Path(folder) / "course")
+        course = _write_course(Path(folder) / "course")
         (course / "seed").write_text(f"{seed}\n", encoding="utf-8")
-        files = {"setup.sh": SETUP_SH,
-                 "run_autograder": RUN_AUTOGRADER.format(exercise=lesson.exercise.name, lesson=lesson.name,
-                                                         lang=lang)}
-        partial = out.with_name(f".{out.name}.partial")
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:
-            for name, text in files.items():
-                entry = zipfile.ZipInfo(name)
-                entry.external_attr = (stat.S_IFREG | 0o755) << 16  # executable once unpacked
-                bundle.writestr(entry, text)
-            for path in sorted(course.rglob("*")):
-                if path.is_file():
-                    bundle.write(path, Path(path.relative_to(course)).as_posix())
-        os.replace(partial, out)
+        try:
+            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:
+                for name, text in scripts.items():
+                    entry = zipfile.ZipInfo(name)
+                    entry.external_attr = (stat.S_IFREG | 0o755) << 16  # executable once unpacked
+                    bundle.writestr(entry, text)
+                for path in sorted(course.rglob("*")):
+                    if path.is_file():
+                        bundle.write(path, Path(path.relative_to(course)).as_posix())
+            os.replace(partial, out)
+        except OSError as error:  # named by the file asked for, not the temporary one
+            raise OSError(error.errno, error.strerror, str(out)) from None
+        finally:
+            partial.unlink(missing_ok=True)
     return out
 
 
@@ -112,8 +212,13 @@ def github_workflow(lessons: list[Lesson], points: dict[str, int]) -> str:
           max-score: {points[lesson.name]}""")
     results = "\n".join(f"          {n.upper()}_RESULTS: \"${{{{ steps.{n}.outputs.result }}}}\"" for n in names)
     return f"""# GitHub Classroom autograding for reactlings, made by `python validate.py github-classroom`.
-# Put it in the template repository as .github/workflows/classroom.yml; set the organisation
-# secret REACTLINGS_SEED to your secret seed (learners never see it).
+# Put it in the template repository (made with `python validate.py release`) as
+# .github/workflows/classroom.yml, and set the organisation secret REACTLINGS_SEED to your seed.
+# It grades workspace/dayNN.py, the copy a learner edits and pushes. The secret keeps the seed out
+# of the repository, the reports and the logs (GitHub masks it), so an answer typed in for the
+# lesson text's numbers fails. It does not keep it from a learner who wants it: the repository is
+# theirs, so they can edit this workflow to print the secret (encoded, past the masking) or to
+# pass every test. For marks that count, grade the pushed files yourself (`validate.py grade`).
 name: Autograding
 on: [push, workflow_dispatch]
 permissions:

@@ -6,7 +6,9 @@ course update) ever touches a learner's edits.
     workspace/backups/…         what `reset` replaced
     workspace/progress.json     best score per lesson, hint levels seen
 
-`workspace/` is ignored by git. REACTLINGS_WORKSPACE names another folder (the kit's tests use it).
+In the kit's own repository git ignores `workspace/`; in the learners' copy of the course (`release`)
+only the bookkeeping (BOOKKEEPING) is ignored, so a learner's push hands their exercise files in.
+REACTLINGS_WORKSPACE names another folder (the kit's tests use it).
 """
 from __future__ import annotations
 
@@ -19,9 +21,12 @@ from pathlib import Path
 from .lessons import ROOT, Lesson, LessonError
 from .report import write_atomically
 
+FOLDER, STATE, BACKUPS = "workspace", "progress.json", "backups"
+BOOKKEEPING = (STATE, f"{BACKUPS}/")  # the kit's files in the workspace, as opposed to the learner's work
+
 
 def folder() -> Path:
-    return Path(os.environ.get("REACTLINGS_WORKSPACE") or ROOT / "workspace")
+    return Path(os.environ.get("REACTLINGS_WORKSPACE") or ROOT / FOLDER)
 
 
 def working_copy(lesson: Lesson) -> tuple[Path, bool]:
@@ -42,7 +47,7 @@ def reset(lesson: Lesson) -> Path | None:
     path, created = working_copy(lesson)
     if created:
         return None
-    backups = folder() / "backups"
+    backups = folder() / BACKUPS
     backups.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup, number = backups / f"{path.stem}.{stamp}{path.suffix}", 1
@@ -57,7 +62,7 @@ def reset(lesson: Lesson) -> Path | None:
 # ---------------------------------------------------------------- progress
 
 def _state_path() -> Path:
-    return folder() / "progress.json"
+    return folder() / STATE
 
 
 def load_state() -> dict:
