@@ -627,3 +627,39 @@ def test_the_summary_page_counts_as_the_gradebook_does_and_shows_every_note():
     assert "mean 11.3 of 23" in page and "2 graded · 1 syntax error · 1 missing" in page
     assert "the mean is over the 3 scored" in page
     assert "<td>same code as eve; bad zip: truncated</td>" in page
+
+
+@pytest.mark.slow
+def test_a_students_file_name_cannot_steer_the_terminal_or_a_spreadsheet(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(ROOT / "solutions" / "day06.py", subs / "ev\x1b[2Jil.py")  # clears the instructor's screen
+    shutil.copy(CORPUS / "bad_returns_none.py", subs / '=HYPERLINK("http:x").py')  # a formula, in a spreadsheet
+    done = grade_class(subs, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout + done.stderr and "ev\\x1b[2Jil" in done.stdout
+    table = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8")
+    assert '"\'=HYPERLINK(""http:x"")"' in table and "\n=" not in table and '\n"=' not in table
+    single = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(subs / "ev\x1b[2Jil.py")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "\x1b" not in single.stdout and "ev\\x1b[2Jil.py" in single.stdout
+
+
+@pytest.mark.slow
+def test_a_student_who_keeps_the_grader_busy_is_stopped_and_timed_out(tmp_path, monkeypatch):
+    # The grader's own time is bounded per student (REACTLINGS_STUDENT_SECONDS, 600 by default):
+    # here 2 s, which a file that hangs in every check outlasts.
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(CORPUS / "bad_sleep_forever.py", subs / "slow.py")
+    shutil.copy(ROOT / "solutions" / "day06.py", subs / "good.py")
+    monkeypatch.setenv("REACTLINGS_STUDENT_SECONDS", "2")
+    done = grade_class(subs, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    table = rows(tmp_path / "out")
+    assert table["slow"]["status"] == "timed out" and "grader's own time" in table["slow"]["flags"]
+    assert table["good"]["score"] == table["good"]["max"]
+    assert "grader's own time" in (tmp_path / "out" / "students" / "slow" / "feedback.txt").read_text(encoding="utf-8")
+    assert processes.gone(str(subs))
+    again = grade_class(subs, tmp_path / "out")
+    assert again.stdout.splitlines()[-1].startswith("0 graded, 2 unchanged")  # the student's doing: kept

@@ -317,6 +317,9 @@ class Workers:
     (graded again on the next run), no more."""
 
     AHEAD = 2
+    # The grader's own time a student may take (the mock reading their prompts, the checks): the
+    # child's limits do not bound it. A worker past it is stopped, and the student timed out.
+    SECONDS = float(os.environ.get("REACTLINGS_STUDENT_SECONDS") or 600)
 
     def __init__(self, lesson: Lesson, todo: list[tuple[Entry, str]], out: Path, seed: int, lang: str, jobs: int):
         # fork where there is fork: a worker then starts with the grader imported already
@@ -330,7 +333,7 @@ class Workers:
         process = self.context.Process(target=work, args=(*self.settings, theirs), daemon=True)
         process.start()
         theirs.close()
-        worker = {"pipe": pipe, "process": process, "holds": [], "told_to_end": False}
+        worker = {"pipe": pipe, "process": process, "holds": [], "told_to_end": False, "since": time.monotonic()}
         self._fill(worker)
         return worker
 
@@ -347,7 +350,9 @@ class Workers:
     def graded(self):
         """Each student's folder and record, as soon as it is saved."""
         while busy := [w for w in self.workers if w["holds"]]:
-            ready = multiprocessing.connection.wait([w["pipe"] for w in busy] + [w["process"].sentinel for w in busy])
+            left = min(w["since"] for w in busy) + self.SECONDS - time.monotonic()
+            ready = multiprocessing.connection.wait([w["pipe"] for w in busy] + [w["process"].sentinel for w in busy],
+                                                    timeout=max(0.0, left))
             for worker in busy:
                 if worker["pipe"] in ready or worker["pipe"].poll():
                     try:
@@ -359,10 +364,14 @@ class Workers:
                         self.stop()
                         raise LessonError(record["key"], **record["params"])
                     worker["holds"].pop(0)
+                    worker["since"] = time.monotonic()
                     self._fill(worker)
                     yield folder, record
                 elif worker["process"].sentinel in ready:
                     yield self._died(worker)
+                elif time.monotonic() > worker["since"] + self.SECONDS:
+                    worker["process"].kill()  # its fork server and children go with it
+                    yield self._died(worker, overran=True)
         for worker in self.workers:
             worker["process"].join()
 
@@ -371,15 +380,22 @@ class Workers:
             worker["process"].kill()  # its fork server and children go with it
             worker["process"].join()
 
-    def _died(self, worker: dict) -> tuple[str, dict]:
+    def _died(self, worker: dict, overran: bool = False) -> tuple[str, dict]:
         """A worker died: the student it was grading gets a grader failure (tried again on the
-        next run), the next it held goes back in line, and a new worker takes its place."""
+        next run), or, stopped past SECONDS, is timed out; the next it held goes back in line, and
+        a new worker takes its place."""
         (entry, key), *rest = worker["holds"]
         worker["holds"] = []
         self.waiting.extend(reversed(rest))
         worker["process"].join()
-        error = RuntimeError(f"the grading process died (exit status {worker['process'].exitcode})")
-        record = _save_student(self.out, entry, key, grader_failed(error, self.lang))
+        if overran:  # the student's doing, as a hang is: kept, with outputs that say so
+            problem = say("class_student_overran", self.lang, seconds=f"{self.SECONDS:g}")
+            result = {"score": 0, "max": None, "status": "timed out", "checks": [], "problem": problem,
+                      "gradescope": {"score": 0, "output": problem, "tests": []}, "feedback": problem + "\n"}
+        else:
+            result = grader_failed(RuntimeError(f"the grading process died (exit status "
+                                                f"{worker['process'].exitcode})"), self.lang)
+        record = _save_student(self.out, entry, key, result)
         self.workers[self.workers.index(worker)] = self._start() if self.waiting else worker
         return entry.folder, record
 
@@ -706,6 +722,12 @@ def _notes(record: dict, flagged: dict) -> list[str]:
     return flagged.get(record["folder"], []) + ([record["problem"]] if record.get("problem") else [])
 
 
+def spreadsheet_safe(text: str) -> str:
+    """A cell a spreadsheet shows as text: one that starts like a formula (a student named
+    =HYPERLINK(…)) gets a leading apostrophe, as spreadsheets themselves mark text."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], flagged: dict) -> None:
     todo_ids = [t.id for t in lesson.todos]
     table = io.StringIO()
@@ -713,9 +735,9 @@ def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], flagged: d
     writer.writerow(["student", "score", "max", *(f"TODO {t}" for t in todo_ids), "status", "seconds", "flags"])
     for record in records:
         todos = record.get("todos") or {}
-        writer.writerow([record["student"], record["score"], record.get("max") or "",
+        writer.writerow([spreadsheet_safe(record["student"]), record["score"], record.get("max") or "",
                          *(todos.get(t, ["", ""])[0] for t in todo_ids), record["status"],
-                         record.get("seconds", ""), "; ".join(_notes(record, flagged))])
+                         record.get("seconds", ""), spreadsheet_safe("; ".join(_notes(record, flagged)))])
     write_atomically(out / "grades.csv", table.getvalue())
     write_atomically(out / "grades.json", json.dumps(
         {"lesson": lesson.name, "students": [dict(r, flags=flagged.get(r["folder"], [])) for r in records]},

@@ -74,10 +74,11 @@ def first_failures(grade: Grade) -> dict[str, CheckResult]:
 
 
 def display_path(path: Path) -> str:
+    """Relative to here, and printable: a file name may hold escape sequences."""
     try:
-        return os.path.relpath(path)
+        return clean(os.path.relpath(path), None)
     except ValueError:  # another drive on Windows
-        return str(path)
+        return clean(str(path), None)
 
 
 def print_report(grade: Grade, lang: str, command: str, trace: str | None = None,
