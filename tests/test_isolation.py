@@ -341,7 +341,10 @@ def test_the_child_gets_no_environment_of_the_graders(inside):
     ("/x", "EROFS"), (f"{sys.prefix}/x", "EROFS"), (str(ROOT / "validator" / "x"), "EROFS"),
     (str(ADVERSARIAL / "x"), "EROFS"), ("/usr/x", "EROFS"), ("/proc/sys/kernel/hostname", "EACCES")])
 def test_the_child_writes_nowhere_but_tmp(inside, path, error):
-    assert inside("try_write", path) == error
+    # A kit that lies under /tmp (a fresh clone there) has its folders in the jail's scratch /tmp:
+    # root's empty mount points, refused as EACCES rather than EROFS. Refused either way.
+    under_tmp = path.startswith("/tmp/") and error == "EROFS"
+    assert inside("try_write", path) in ({error, "EACCES"} if under_tmp else {error})
     assert inside("try_write", "/tmp/scratch") == "written"
 
 
