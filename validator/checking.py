@@ -10,6 +10,7 @@ fresh mock session of the lesson's protocol.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -35,7 +36,26 @@ __all__ = [
     "calculate", "first_number", "ACTION", "ACTION_INPUT", "OBSERVATION", "answer_text",
     "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
     "sees_question", "written_after_request",
+    # checks more than one lesson makes
+    "expect_format_explained",
 ]
+
+
+FORMAT_LABELS = ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:")  # the text protocol's
+
+
+def expect_format_explained(first: str, later: str, parts: list[str]) -> None:
+    """The text protocol's labels in the first prompt (no steps yet; else the lesson's
+    "prompt_format_missing") and in a later one (else "prompt_dropped_format"), as a model reads a
+    label: "**Action:**" or a full-width "Action：" shows it too. In the later prompt the steps'
+    own lines show labels as well: only its instructions count, the lines the first prompt has too
+    and any other that holds none of the steps' `parts`."""
+    shared = set(first.splitlines())
+    instructions = "\n".join(line for line in later.splitlines()
+                             if line in shared or not any(part in line for part in parts))
+    for prompt, key in ((first, "prompt_format_missing"), (instructions, "prompt_dropped_format")):
+        for label in FORMAT_LABELS:
+            expect(re.search(re.escape(label).replace(":", r"\**\s*[:：]"), prompt), key, line=label)
 
 
 LOAD_FAILURE = "the file does not load"  # the cause of every failure when the file can't load

@@ -44,6 +44,7 @@ import zipfile
 import zlib
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -89,12 +90,16 @@ def check_folders(submissions: Path, out: Path) -> None:
     """Refuse, before anything is written, submissions that are no folder and an --out that would
     mix gradebooks with submissions: the submissions folder itself, or a place inside a student's
     submission. A sub-folder of SUBMISSIONS that is new or holds only gradebooks is fine (no student)."""
-    if not submissions.is_dir():
-        raise LessonError("not_a_folder" if submissions.exists() else "no_such_folder", path=submissions)
+    must_be_folder(submissions)
     folder, target = submissions.resolve(), out.resolve()
     inside = target == folder or folder in target.parents
     if inside and (target.parent != folder or _holds_more_than_gradebooks(target)):
         raise LessonError("class_out_inside", out=out, submissions=submissions)
+
+
+def must_be_folder(path: Path) -> None:
+    if not path.is_dir():
+        raise LessonError("not_a_folder" if path.exists() else "no_such_folder", path=path)
 
 
 def _holds_more_than_gradebooks(target: Path) -> bool:
@@ -244,7 +249,7 @@ def _named_as_exercise(name: str, lesson: Lesson) -> bool:
 
 def _likely(candidates: list[str], folder: Path, lesson: Lesson) -> list[str]:
     """The candidates but those less likely to be the student's work, as long as one is left."""
-    template = code_shape(read_source(lesson.exercise))
+    template = shape_of(lesson.exercise)
     for unlikely in (lambda name: "lessons" in name.split("/")[:-1],
                      lambda name: _is_template(folder / name, template)):
         candidates = [name for name in candidates if not unlikely(name)] or candidates
@@ -556,6 +561,13 @@ def code_shape(source: str) -> str:
     return hashlib.sha256(normalised(source).encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
+@lru_cache(maxsize=8)
+def shape_of(kit_file: Path) -> str:
+    """code_shape of a file of the kit's (a template, a solution), read once however many students'
+    folders are compared with it."""
+    return code_shape(read_source(kit_file))
+
+
 def fingerprint(path: Path) -> dict:
     """What the flags need of a file, kept in its record: a rerun need not read the file again."""
     text = read_source(path)
@@ -567,8 +579,8 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
     """Reasons to look at submissions by hand: per student's folder (the gradebooks' flags), and as
     (folders, reason) lines for the terminal, where a reason several students share, such as a
     group of copies, shows once. Untouched templates are said so, and are nobody's copies."""
-    template = code_shape(read_source(lesson.exercise))
-    reference = code_shape(read_source(lesson.solution)) if lesson.solution.is_file() else None
+    template = shape_of(lesson.exercise)
+    reference = shape_of(lesson.solution) if lesson.solution.is_file() else None
     flagged: dict[str, list[str]] = {}
     shared: dict[str, list[str]] = {}  # reason -> folders
     copies: dict[str, list[str]] = {}  # shape -> folders

@@ -171,7 +171,6 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "grade":
             from .classroom import grade_class
-            must_be_folder(args.submissions)  # said before grade_class makes the --out folder
             isolation_notice(args.require_isolation, lang)
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, read_seed(args),
                                args.jobs, lang, console)
@@ -198,7 +197,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
     elif args.file:
         path = args.file
     elif args.submission:
-        from .classroom import exercise_file  # the file `grade` would grade in this student's folder
+        from .classroom import exercise_file, must_be_folder  # the file `grade` would grade in this folder
         must_be_folder(args.submission)
         path, note = exercise_file(args.submission, lesson, lang)
         if path is None:
@@ -301,11 +300,6 @@ def usage_error(message: str, lang: str) -> int:
     """One line on stderr, no traceback; exit status 2."""
     stderr().print(f"{say('error_prefix', lang)}{message}", markup=False)
     return 2
-
-
-def must_be_folder(path: Path) -> None:
-    if not path.is_dir():
-        raise LessonError("not_a_folder" if path.exists() else "no_such_folder", path=path)
 
 
 def stderr() -> Console:

@@ -8,9 +8,9 @@ like a model without a stop sequence, makes things up after each request. Number
 import random
 import re
 
-from validator.checking import (OBSERVATION, Fail, calculate, check, expect, first_number, imagined,
-                                learner_object, read_final, read_request, read_steps, request_text,
-                                sees_question, shown, tools_arg, written_after_request)
+from validator.checking import (OBSERVATION, Fail, calculate, check, expect, expect_format_explained,
+                                first_number, imagined, learner_object, read_final, read_request, read_steps,
+                                request_text, sees_question, shown, tools_arg, written_after_request)
 
 
 def returned_str(func, value):
@@ -135,16 +135,9 @@ def test_prompt_explains_format(learner, world):
     first = build_prompt(learner, world, question, [])
     steps = fahrenheit_steps(world)
     later = build_prompt(learner, world, question, steps)
-    # Once there are steps, the scratchpad shows the labels too: the instructions are the lines the
-    # first prompt has as well, and any other line that is not part of a step.
-    shared = set(first.splitlines())
-    parts = [part for step in steps for part in (*step["reply"].splitlines(), step["observation"])]
-    instructions = "\n".join(line for line in later.splitlines()
-                             if line in shared or not any(part in line for part in parts))
-    for prompt, key in ((first, "prompt_format_missing"), (instructions, "prompt_dropped_format")):
-        for line in ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:"):
-            shows = re.search(re.escape(line).replace(":", r"\**\s*[:：]"), prompt)
-            expect(shows, key, line=line)
+    # the scratchpad's lines are the cut replies and the results
+    expect_format_explained(first, later, [part for step in steps
+                                           for part in (*step["reply"].splitlines(), step["observation"])])
 
 
 # ---------------------------------------------------------------- TODO 2.1 cut_reply

@@ -9,9 +9,9 @@ import re
 import unicodedata
 
 from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text,
-                                calculate, check, expect, first_number, imagined, read_final, read_request,
-                                read_steps, request_text, sees_question, shown, steps_arg, tools_arg,
-                                written_after_request)
+                                calculate, check, expect, expect_format_explained, first_number, imagined,
+                                read_final, read_request, read_steps, request_text, sees_question, shown,
+                                steps_arg, tools_arg, written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -246,16 +246,7 @@ def test_prompt_explains_format(learner, world):
     first = build_prompt(learner, world, question, [])
     steps = fahrenheit_steps(world)
     later = build_prompt(learner, world, question, steps)
-    # Once there are steps, their own lines show the labels too: the instructions are the lines the
-    # first prompt has as well, and any other line that holds no step's values.
-    shared, values = set(first.splitlines()), [value for step in steps for value in step.values()]
-    instructions = "\n".join(line for line in later.splitlines()
-                             if line in shared or not any(value in line for value in values))
-    for prompt, key in ((first, "prompt_format_missing"), (instructions, "prompt_dropped_format")):
-        for line in ("Thought", "Action:", "Action Input:", "Observation", "Final Answer:"):
-            # as a model reads it: "**Action:**" or a full-width "Action：" shows the label too
-            shows = re.search(re.escape(line).replace(":", r"\**\s*[:：]"), prompt)
-            expect(shows, key, line=line)
+    expect_format_explained(first, later, [value for step in steps for value in step.values()])
 
 
 # ---------------------------------------------------------------- TODO 3.1 parse_react_response
