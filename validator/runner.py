@@ -128,6 +128,7 @@ class Submission:
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
     jailed: bool = False  # the running child is jailed (jail.stop ends it)
     readable: list = field(default_factory=list)  # the lesson's files it may read (data it loads)
+    jail_spec: dict | None = None  # the running child's jail (jail.spec)
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
              http: Callable | None = None, tools: Callable | None = None) -> Outcome:
@@ -177,6 +178,7 @@ class Submission:
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
         spec = jail.spec(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path, *self.readable],
                          fds=[child.fileno()], memory=MEMORY_LIMIT) if self.jailed else None
+        self.jail_spec = spec  # its copies are removed when the child has ended (close)
         self.process = None  # a jailed child dies with the thread that spawns it: spawn from a lasting one
         if self.forkserver is not None:
             try:
@@ -469,6 +471,8 @@ class Submission:
                     pass
             self.process.wait()
             self.process = None
+        jail.remove_copies(self.jail_spec)
+        self.jail_spec = None
         if self.sock is not None:
             self.sock.close()
             self.sock = None
