@@ -1,5 +1,6 @@
 """Handing the course out: the learners' copy (release), a Gradescope autograder bundle and a GitHub
 Classroom workflow, each tried as the platform uses it."""
+import base64
 import json
 import os
 import re
@@ -210,7 +211,146 @@ def test_the_github_classroom_workflow_has_one_test_per_lesson_worth_its_points(
     assert set(graders) == {"day06", "day07"}
     assert graders["day06"]["with"]["command"].startswith("python validate.py day06 --file workspace/day06.py")
     assert graders["day06"]["with"]["max-score"] == 23 and graders["day07"]["with"]["max-score"] == 19
-    assert "secrets.REACTLINGS_SEED" in graders["day06"]["env"]["REACTLINGS_SEED"]
+    assert "--seed-file" in graders["day06"]["with"]["command"]  # its `env:` would never reach the command
+    assert "env" not in graders["day06"] and "secrets.REACTLINGS_SEED" not in graders["day06"]["with"]["command"]
     assert "never see" not in text and "print the secret" in text  # what the secret does not protect
     refused = run("github-classroom", "--out", str(tmp_path), "day06")
     assert refused.returncode == 2 and "is a folder" in refused.stderr
+
+
+# ---------------------------------------------------------------- GitHub Classroom, as Actions runs it
+#
+# Read from the sources and documentation, not guessed:
+# - classroom-resources/autograding-command-grader, tag v1 = d5b3fa6f50f7f629b7bfae0cc3e4c58852b412d5
+#   (src/main.js, dist/main.js, action.yml): the command runs by execSync(command, {timeout, env,
+#   stdio: 'inherit'}), so by /bin/sh -c, with `env` = PATH and HOME of the action's own process,
+#   FORCE_COLOR=true, DOTNET_CLI_HOME=/tmp, DOTNET_NOLOGO=true, nothing else (not the step's `env:`);
+#   timeout = the `timeout` input in minutes; exit 0 -> status "pass", score = max-score, any other
+#   end -> "fail"/"error", score 0; the step's output `result` is that JSON, base64; the step itself
+#   never fails. Its output goes to the job's log.
+# - classroom-resources/autograding-grading-reporter, tag v1 = d13b5912daf5042ac1b71bc38bdb4a6bcd61d8ca
+#   (src/main.js): reads <RUNNER>_RESULTS of each `runners` id from its env, base64 JSON; any "fail"
+#   or "error" fails the job.
+# - docs.github.com, workflow syntax (jobs.<job_id>.steps[*].shell): a `run:` step with no shell runs
+#   as `bash -e {0}`; its `env:` is added to the job's environment; a failed step skips the later
+#   ones (their default `if: success()`). Variables (RUNNER_TEMP: "guaranteed to be empty at the
+#   start of each job"; GITHUB_WORKSPACE, the checkout and the steps' working folder). Secrets: an
+#   unset secret's expression is the empty string.
+# Not run: actions/checkout (the course folder is the checkout), actions/setup-python (this Python
+# is first on PATH, as setup-python puts its own) and the `pip install -e .` step (this Python has the
+# kit's packages; installing into it would change the machine's Python).
+
+COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
+REPORTER = "classroom-resources/autograding-grading-reporter@v1"
+NOT_RUN = {"run": ["python -m pip install --quiet -e ."], "uses": ["actions/checkout@v4", "actions/setup-python@v5"]}
+
+
+def run_workflow(workflow: str, checkout: Path, secrets: dict[str, str]) -> dict:
+    """Run the workflow's one job as a GitHub-hosted runner does: {"log", "failed" (the step that
+    failed, or None), "results" (each grader step's decoded result)}."""
+    runner = checkout.parent / "runner"
+    (runner / "temp").mkdir(parents=True)
+    (runner / "home").mkdir()
+    machine = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HOME": str(runner / "home"),
+               "RUNNER_TEMP": str(runner / "temp"), "GITHUB_WORKSPACE": str(checkout), "CI": "true",
+               "GITHUB_ACTIONS": "true", "LANG": "C.UTF-8"}
+    outputs, log, results = {}, [], {}
+
+    def expand(text) -> str:
+        contexts = {"runner.temp": machine["RUNNER_TEMP"], **{f"secrets.{k}": v for k, v in secrets.items()},
+                    **{f"steps.{k}.outputs.result": v for k, v in outputs.items()}}
+
+        def value(match):
+            name = match.group(1)
+            if name.startswith("secrets."):
+                return contexts.get(name, "")  # an unset secret is ""
+            return contexts[name]  # any other expression: this emulation must learn it first
+        return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", value, str(text))
+
+    steps = yaml.safe_load(workflow)["jobs"]["grade"]["steps"]
+    for number, step in enumerate(steps):
+        if step.get("run") in NOT_RUN["run"] or step.get("uses") in NOT_RUN["uses"]:
+            continue
+        env = {k: expand(v) for k, v in (step.get("env") or {}).items()}
+        if "run" in step:
+            script = runner / "temp" / f"step{number}.sh"
+            script.write_text(expand(step["run"]), encoding="utf-8")
+            done = subprocess.run(["bash", "-e", str(script)], cwd=checkout, env={**machine, **env},
+                                  capture_output=True, text=True, timeout=60)
+            log += [done.stdout, done.stderr]
+            if done.returncode != 0:
+                return {"log": "\n".join(log), "failed": step.get("name", number), "results": results}
+        elif step["uses"] == COMMAND_GRADER:
+            inputs = {k: expand(v) for k, v in step["with"].items()}
+            grader_env = {"PATH": machine["PATH"], "FORCE_COLOR": "true", "DOTNET_CLI_HOME": "/tmp",
+                          "DOTNET_NOLOGO": "true", "HOME": machine["HOME"]}  # main.js's env, whole
+            try:
+                done = subprocess.run(["/bin/sh", "-c", inputs["command"]], cwd=checkout, env=grader_env,
+                                      capture_output=True, text=True, timeout=float(inputs["timeout"]) * 60)
+                log += [done.stdout, done.stderr]
+                status = "pass" if done.returncode == 0 else "fail"
+            except subprocess.TimeoutExpired:
+                status = "error"
+            score = int(inputs["max-score"]) if status == "pass" else 0
+            result = {"version": 1, "status": status, "max_score": int(inputs["max-score"]),
+                      "tests": [{"name": inputs["test-name"], "status": status, "score": score,
+                                 "test_code": inputs["command"]}]}
+            outputs[step["id"]] = base64.b64encode(json.dumps(result).encode()).decode()
+        elif step["uses"] == REPORTER:
+            for runner_id in step["with"]["runners"].split(","):
+                results[runner_id] = json.loads(base64.b64decode(env[f"{runner_id.upper()}_RESULTS"]))
+                log.append(json.dumps(results[runner_id]))  # what its console report prints from
+        else:
+            raise AssertionError(f"this emulation does not know the step {step}")
+    return {"log": "\n".join(log), "failed": None, "results": results}
+
+
+SOLUTION_07 = (ROOT / "solutions" / "day07.py").read_text(encoding="utf-8")
+# right only at seed 0: every quote the tool returns is replaced by the lesson text's own numbers
+TYPED_IN = SOLUTION_07.replace(
+    '"content": execute_tool(tool_impl, call.name, call.arguments)})',
+    '"content": typed_in(execute_tool(tool_impl, call.name, call.arguments))})').replace(
+    "def run_agent(", 'def typed_in(result):\n    quote = json.loads(result)\n'
+                      '    return json.dumps({**quote, **QUOTES.get(quote.get("ticker"), {})})\n\n\ndef run_agent(')
+
+
+@pytest.fixture(scope="module")
+def classroom_repo(tmp_path_factory):
+    """The template repository as an instructor makes it: the release, with the generated workflow."""
+    folder = tmp_path_factory.mktemp("classroom")
+    assert run("release", "--out", str(folder / "course")).returncode == 0
+    assert run("github-classroom", "--out", str(folder / "classroom.yml"), "day07").returncode == 0
+    return folder / "course", (folder / "classroom.yml").read_text(encoding="utf-8")
+
+
+def pushed(classroom_repo, tmp_path, learner_file: str) -> Path:
+    """A learner's repository as pushed: the template's files with their workspace/day07.py."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(classroom_repo[0], checkout)
+    write(checkout, {"workspace/day07.py": learner_file})
+    return checkout
+
+
+def test_the_typed_in_file_is_right_at_seed_0(tmp_path):
+    assert "typed_in(execute_tool" in TYPED_IN
+    graded = run("day07", "--file", str(write(tmp_path, {"day07.py": TYPED_IN}) / "day07.py"), "--quiet")
+    assert graded.returncode == 0 and "19/19" in graded.stdout, graded.stdout + graded.stderr
+
+
+@pytest.mark.parametrize("learner, passes", [(TYPED_IN, False), (SOLUTION_07, True)], ids=["typed-in", "solution"])
+def test_classroom_grades_at_the_secret_seed_as_actions_runs_the_workflow(classroom_repo, tmp_path, learner, passes):
+    secret = "318807942761358024411729366001"
+    job = run_workflow(classroom_repo[1], pushed(classroom_repo, tmp_path, learner), {"REACTLINGS_SEED": secret})
+    assert job["failed"] is None, job["log"]
+    day07 = job["results"]["day07"]
+    assert day07["status"] == ("pass" if passes else "fail"), job["log"]
+    assert day07["tests"][0]["score"] == (19 if passes else 0)
+    assert secret not in job["log"] and secret[:8] not in job["log"]  # in no line, masked or not
+    assert "score:" in job["log"]  # the grader's own line reached the log: the log is the real one
+
+
+def test_classroom_without_the_secret_fails_with_a_message_and_grades_nothing(classroom_repo, tmp_path):
+    job = run_workflow(classroom_repo[1], pushed(classroom_repo, tmp_path, TYPED_IN), {})
+    assert job["failed"] == "Seed from the secret REACTLINGS_SEED"
+    assert "::error::The secret REACTLINGS_SEED is not set" in job["log"]
+    assert job["results"] == {} and "score:" not in job["log"]  # never graded at seed 0
