@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import zipfile
@@ -354,3 +355,111 @@ def test_classroom_without_the_secret_fails_with_a_message_and_grades_nothing(cl
     assert job["failed"] == "Seed from the secret REACTLINGS_SEED"
     assert "::error::The secret REACTLINGS_SEED is not set" in job["log"]
     assert job["results"] == {} and "score:" not in job["log"]  # never graded at seed 0
+
+
+# ---------------------------------------------------------------- files only their owner can read
+#
+# Gradescope (gradescope-autograders.readthedocs.io, "Autograder Specifications" and "Technical
+# Details"): the autograder zip is unpacked into /autograder/source, run_autograder is copied to
+# /autograder/run_autograder and run, as root, from /autograder, with the student's files in
+# /autograder/submission; results go to /autograder/results/results.json. How the harness unpacks
+# a student's zip is not documented: these tests take the worst case, modes kept as Info-ZIP's
+# unzip keeps them (a Unix entry's external_attr >> 16; none for a zip made on Windows) and every
+# file owned by another uid than the grader's.
+
+OTHER_UID = 12345
+as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root, as Gradescope runs")
+
+
+def student_zip(path: Path, mode: int | None, folder_mode: int = 0o755) -> Path:
+    """A student's zip of workspace/day06.py (the solution): entries of Unix `mode`, or, None, no
+    mode bits at all (create_system 0, as zips made on Windows)."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text, entry_mode in (("workspace/", "", folder_mode), ("workspace/day06.py", SOLUTION, mode)):
+            entry = zipfile.ZipInfo(name)
+            if entry_mode is None:
+                entry.create_system, entry.external_attr = 0, 0x10 if name.endswith("/") else 0
+            else:
+                kind = stat.S_IFDIR if name.endswith("/") else stat.S_IFREG
+                entry.create_system, entry.external_attr = 3, (kind | entry_mode) << 16
+            archive.writestr(entry, text)
+    return path
+
+
+def unzip_keeping_modes(archive: Path, folder: Path, owner: int = OTHER_UID) -> None:
+    """Unpack as `unzip` does, modes kept (files last, so a 0700 folder still takes them), then
+    give everything to `owner`."""
+    with zipfile.ZipFile(archive) as bundle:
+        bundle.extractall(folder)
+        for entry in sorted(bundle.infolist(), key=lambda e: e.is_dir()):
+            if entry.create_system == 3:
+                os.chmod(folder / entry.filename, stat.S_IMODE(entry.external_attr >> 16))
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, owner, owner)
+
+
+MODES = {"file 0600": dict(mode=0o600), "file 0000": dict(mode=0o000), "folders 0700": dict(mode=0o600, folder_mode=0o700),
+         "no mode bits": dict(mode=None)}
+
+
+@as_root
+@pytest.mark.parametrize("case", [*MODES, "the autograder's own files 0600"])
+def test_gradescope_as_root_grades_files_only_their_owner_may_read(tmp_path, case):
+    bundle = tmp_path / "autograder.zip"
+    assert run("gradescope", "day06", "--out", str(bundle), "--seed", "48213").returncode == 0
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+    if case in MODES:
+        unzip_keeping_modes(student_zip(tmp_path / "submission.zip", **MODES[case]), root / "submission")
+    else:  # a bundle made under umask 077, unpacked keeping its modes; the submission plain
+        for path in (root / "source").rglob("*"):
+            os.chmod(path, 0o700 if path.is_dir() or path.name in ("run_autograder", "setup.sh") else 0o600)
+        unzip_keeping_modes(student_zip(tmp_path / "submission.zip", 0o644), root / "submission", owner=0)
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    done = subprocess.run(["bash", str(root / "run_autograder")], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": path}, timeout=300)
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == results["max_score"] == 23, done.stdout
+    assert "PermissionError" not in json.dumps(results)
+
+
+@as_root
+def test_grade_reads_every_students_file_whatever_its_mode_or_owner(tmp_path):
+    """A class as an instructor grading as root gets it: zips of every mode, unpacked by `grade`
+    under a umask of 077, and loose files and folders only another uid may read."""
+    class_folder = tmp_path / "class"
+    class_folder.mkdir()
+    for number, case in enumerate(MODES):
+        student_zip(class_folder / f"zip{number}.zip", **MODES[case])
+    write(class_folder, {"loose.py": SOLUTION, "folder/workspace/day06.py": SOLUTION})
+    for path, mode in ((class_folder / "loose.py", 0o600), (class_folder / "folder" / "workspace" / "day06.py", 0o000),
+                       (class_folder / "folder" / "workspace", 0o700), (class_folder / "folder", 0o700)):
+        os.chown(path, OTHER_UID, OTHER_UID)
+        os.chmod(path, mode)
+    graded = subprocess.run(f"umask 077 && {shlex.quote(sys.executable)} validate.py grade day06 {class_folder} "
+                            f"--out {tmp_path / 'grades'} --require-isolation --seed 48213", shell=True, cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    rows = (tmp_path / "grades" / "grades.csv").read_text(encoding="utf-8-sig").splitlines()[1:]
+    assert len(rows) == len(MODES) + 2 and all(",23,23," in row for row in rows), rows
+
+
+@as_root
+def test_a_copy_handed_to_the_jail_shows_it_nothing_else(tmp_path):
+    """The jail still reads only its own file: a student whose file went in as a copy looks for the
+    solution and a classmate's file (both 0600, of another uid, as its own) and finds neither."""
+    attack = (ROOT / "tests" / "adversarial" / "read_the_solution.py").read_text(encoding="utf-8")
+    class_folder = write(tmp_path / "class", {"zed.py": TEMPLATE + "\n\n" + attack, "bob/day06.py": SOLUTION})
+    for path in (class_folder / "zed.py", class_folder / "bob" / "day06.py", class_folder / "bob"):
+        os.chown(path, OTHER_UID, OTHER_UID)
+        os.chmod(path, 0o700 if path.is_dir() else 0o600)
+    graded = run("grade", "day06", str(class_folder), "--out", str(tmp_path / "grades"), "--require-isolation",
+                 "--seed", "48213")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    results = {name: json.loads((tmp_path / "grades" / "students" / name / "results.json").read_text(encoding="utf-8"))
+               for name in ("zed", "bob")}
+    assert results["bob"]["score"] == results["bob"]["max_score"] == 23 and results["zed"]["score"] == 0
+    found = next(m.group(1) for t in results["zed"]["tests"] if (m := re.search(r"ATTACK-RAN (.*)", t["output"])))
+    assert found.startswith("read_the_solution; secrets read: 0; files read: []"), found
