@@ -88,12 +88,8 @@ def test_a_learners_push_holds_the_file_the_workflow_grades(tmp_path):
     assert (course / "workspace" / "progress.json").exists() and list((course / "workspace" / "backups").iterdir())
     workflow = tmp_path / "classroom.yml"
     assert run("github-classroom", "--out", str(workflow), "day06").returncode == 0
-    step = next(s for s in yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"]["grade"]["steps"]
-                if s.get("id") == "day06")
-    command = shlex.split(step["with"]["command"])
-    assert command[:2] == ["python", "validate.py"]
-    graded = subprocess.run([sys.executable, *command[1:]], cwd=course, env=env, capture_output=True, text=True)
-    assert graded.returncode == 1 and "score: 0/" in graded.stdout, graded.stderr  # found: not "no such file"
+    job = run_workflow(workflow.read_text(encoding="utf-8"), course, {"REACTLINGS_SEED": SECRET_SEED})
+    assert job["results"]["day06"]["status"] == "fail" and "score: 0/" in job["log"], job["log"]  # found: not "no such file"
 
 
 def test_the_release_speaks_to_learners(tmp_path):
@@ -241,6 +237,7 @@ def test_the_github_classroom_workflow_has_one_test_per_lesson_worth_its_points(
 # is first on PATH, as setup-python puts its own) and the `pip install -e .` step (this Python has the
 # kit's packages; installing into it would change the machine's Python).
 
+SECRET_SEED = "318807942761358024411729366001"
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 NOT_RUN = {"run": ["python -m pip install --quiet -e ."], "uses": ["actions/checkout@v4", "actions/setup-python@v5"]}
@@ -340,7 +337,7 @@ def test_the_typed_in_file_is_right_at_seed_0(tmp_path):
 
 @pytest.mark.parametrize("learner, passes", [(TYPED_IN, False), (SOLUTION_07, True)], ids=["typed-in", "solution"])
 def test_classroom_grades_at_the_secret_seed_as_actions_runs_the_workflow(classroom_repo, tmp_path, learner, passes):
-    secret = "318807942761358024411729366001"
+    secret = SECRET_SEED
     job = run_workflow(classroom_repo[1], pushed(classroom_repo, tmp_path, learner), {"REACTLINGS_SEED": secret})
     assert job["failed"] is None, job["log"]
     day07 = job["results"]["day07"]
@@ -438,9 +435,10 @@ def test_grade_reads_every_students_file_whatever_its_mode_or_owner(tmp_path):
                        (class_folder / "folder" / "workspace", 0o700), (class_folder / "folder", 0o700)):
         os.chown(path, OTHER_UID, OTHER_UID)
         os.chmod(path, mode)
-    graded = subprocess.run(f"umask 077 && {shlex.quote(sys.executable)} validate.py grade day06 {class_folder} "
-                            f"--out {tmp_path / 'grades'} --require-isolation --seed 48213", shell=True, cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
+    command = [sys.executable, "validate.py", "grade", "day06", str(class_folder), "--out", str(tmp_path / "grades"),
+               "--require-isolation", "--seed", "48213"]
+    graded = subprocess.run(f"umask 077 && {shlex.join(command)}", shell=True, cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
     assert graded.returncode == 0, graded.stdout + graded.stderr
     rows = (tmp_path / "grades" / "grades.csv").read_text(encoding="utf-8-sig").splitlines()[1:]
     assert len(rows) == len(MODES) + 2 and all(",23,23," in row for row in rows), rows

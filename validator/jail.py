@@ -3,7 +3,8 @@
 On Linux each child runs in a jail that jailer.py builds: its own user, pid, network, mount, ipc,
 uts and cgroup namespaces; as uid 1000 of a user namespace of its own (as root: an unprivileged host
 uid of its own) with no capabilities; a read-only view of Python, the OS's libraries and the files
-asked for (the sandbox's two files, the submission), each alone in its folder; a private /tmp of
+asked for (the sandbox's two files, the submission), each alone in its folder (a readable copy of
+one its uid could not read); a private /tmp of
 SCRATCH_BYTES; /dev/null, zero, full, random, urandom; /proc of its own pid namespace; no network;
 limits in total per submission (cgroups, as root) and per process (rlimits); an environment with
 nothing of the grader's. When the grader ends, however it ends, everything the child started ends.
