@@ -233,6 +233,8 @@ def test_the_github_classroom_workflow_has_one_test_per_lesson_worth_its_points(
 #   ones (their default `if: success()`). Variables (RUNNER_TEMP: "guaranteed to be empty at the
 #   start of each job"; GITHUB_WORKSPACE, the checkout and the steps' working folder). Secrets: an
 #   unset secret's expression is the empty string.
+# Not emulated: the runner's own header of each step in the log, which lists the step's `env:` with
+# secrets masked (***); the test asserts the secret is in no line the steps themselves print.
 # Not run: actions/checkout (the course folder is the checkout), actions/setup-python (this Python
 # is first on PATH, as setup-python puts its own) and the `pip install -e .` step (this Python has the
 # kit's packages; installing into it would change the machine's Python).

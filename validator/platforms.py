@@ -195,7 +195,8 @@ def gradescope_bundle(lesson: Lesson, out: Path, seed: int, lang: str, isolated:
 
 
 # The seed file of a Classroom workflow: in the runner's temporary folder, outside the checkout
-# (nothing there is committed or uploaded), emptied at the start of each job.
+# (nothing there is committed or uploaded), emptied at the start of each job. An expression here,
+# since the grader's command has no $RUNNER_TEMP; the `run:` step below has it.
 SEED_FILE = "${{ runner.temp }}/reactlings-seed"
 
 # The step that writes it. The command grader runs its command with an environment of its own
