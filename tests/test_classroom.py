@@ -67,7 +67,7 @@ def classroom(tmp_path_factory):
 
 
 def rows(out: Path) -> dict[str, dict]:
-    with (out / "grades.csv").open(encoding="utf-8") as table:
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:  # a BOM, for Excel
         return {row["student"]: row for row in csv.DictReader(table)}
 
 
@@ -77,7 +77,7 @@ def test_one_row_per_student_with_status_and_todo_columns(classroom):
     assert first.returncode == 0, first.stderr
     table = rows(out)
     assert sorted(table) == ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy", "kim"]
-    assert list(next(iter(table.values())))[:4] == ["student", "score", "max", "TODO 1.2"]
+    assert list(next(iter(table.values())))[:4] == ["student", "score", "max", "TODO 1.2 (/2)"]
     assert (table["alice"]["score"], table["alice"]["status"]) == (table["alice"]["max"], "graded")
     assert table["bob"]["status"] == "syntax error" and table["bob"]["score"] == "0"
     assert table["erin"]["score"] == table["erin"]["max"]  # the exercise file found in a sub-folder
@@ -187,7 +187,7 @@ def _class_of(folder: Path, count: int) -> Path:
 
 
 def _without_seconds(out: Path) -> tuple[list, dict]:
-    with (out / "grades.csv").open(encoding="utf-8") as table:
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:
         rows_ = [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(table)]
     book = json.loads((out / "grades.json").read_text(encoding="utf-8"))
     for student in book["students"]:
@@ -562,8 +562,8 @@ def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
              "eve": ROOT / "solutions" / "day06.py"}
     entries = [classroom.Entry(name, name, f"{name}.py", path) for name, path in files.items()]
     records = {name: {"student": name, "folder": name, **classroom.fingerprint(path)} for name, path in files.items()}
-    flagged, lines = classroom.look_at(entries, records, load_lesson("day06"), "zh")
-    assert flagged["ann"] == flagged["ben"] == ["未改动的模板"]
+    flagged, noted, lines = classroom.look_at(entries, records, load_lesson("day06"), "zh")
+    assert noted["ann"] == noted["ben"] == ["未改动的模板"] and "ann" not in flagged
     assert (flagged["cat"], flagged["dan"]) == (["与 dan 的代码相同"], ["与 cat 的代码相同"])
     assert flagged["eve"] == ["与参考答案相同", "含有参考答案的标记"]
     assert (["ann", "ben"], "未改动的模板") in lines and (["cat", "dan"], "彼此代码相同") in lines
@@ -609,24 +609,89 @@ def test_jobs_below_one_are_refused_and_every_argument_is_explained(tmp_path):
         assert len(line.split()) > 2, line  # the argument, then what it is for
 
 
-def test_the_summary_page_counts_as_the_gradebook_does_and_shows_every_note():
+class Tables(HTMLParser):
+    """A page's tables as rows of cell texts, the links in each cell, and the SVG's texts."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.tables, self.links, self.svg_texts, self.classes = [], {}, [], []
+        self._cell = self._in_svg_text = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.classes.append(attrs.get("class"))
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+            self.tables[-1][-1].append(self._cell)
+        elif tag == "a":
+            self._href = attrs["href"]
+        elif tag == "text":
+            self._in_svg_text = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            row = self.tables[-1][-1]
+            row[-1] = "".join(self._cell).strip()
+            self._cell = None
+        elif tag == "text":
+            self._in_svg_text = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+            if self.lasttag == "a":
+                self.links[data] = self._href
+        elif self._in_svg_text:
+            self.svg_texts.append(data)
+
+
+def test_the_summary_page_counts_links_each_student_and_sets_flags_apart_from_notes():
     from validator import classroom
     from validator.lessons import load_lesson
     lesson = load_lesson("day06")
+    points = {"1.2": 2, "1.3": 3, "2.1": 4, "3.1": 6, "4.1": 8}
 
-    def record(student: str, score: int, status: str, problem: str = "") -> dict:
+    def record(student: str, score: int, status: str, problem: str = "", flags=(), notes=(), folder=None) -> dict:
         unscored = status in ("missing", "grader failed")
-        return {"student": student, "folder": student, "score": score, "max": None if unscored else 23,
-                "status": status, "problem": problem, "todos": {}, "checks": []}
+        todos = {t: [n if score else 0, n] for t, n in points.items()}
+        checks = []
+        if score == 15:  # the loop never stops: TODO 4.1 lost
+            todos["4.1"] = [0, 8]
+            checks = [{"todo": "4.1", "passed": False, "message": "the model was called 25 times\nmore"}]
+        return {"student": student, "folder": folder or student, "score": score, "max": None if unscored else 23,
+                "status": status, "problem": problem, "todos": {} if unscored else todos, "checks": checks,
+                "flags": list(flags), "notes": list(notes)}
 
-    records = [record("ann", 23, "graded"), record("ben", 11, "graded"), record("cat", 0, "syntax error"),
-               record("dan", 0, "missing", "bad zip: truncated")]
-    summary = classroom.class_summary(lesson, records)
-    page = classroom.summary_html(lesson, summary, records, {"dan": ["same code as eve"]}, [], "en")
-    assert "<title>90–100%: 1</title>" in page  # ann's full marks are in the top bar, as on the terminal
-    assert "mean 11.3 of 23" in page and "2 graded · 1 syntax error · 1 missing" in page
-    assert "the mean is over the 3 scored" in page
-    assert "<td>same code as eve; bad zip: truncated</td>" in page
+    records = [record("ann", 23, "graded", flags=["same code as eve"]), record("ben", 15, "graded"),
+               record("cat", 0, "syntax error", notes=["untouched template"]),
+               record("dan", 0, "missing", "bad zip: truncated"), record("zoë b", 23, "graded", folder="zoë_b-1a2b3c4d")]
+    summary = classroom.class_summary(lesson, records, points, "note: these grades are at seed 0")
+    page_text = classroom.summary_html(lesson, summary, records, [], "en")
+    assert "<title>90–100%: 2</title>" in page_text  # full marks are in the top bar, as on the terminal
+    assert "mean 15.2 of 23" in page_text and "3 graded · 1 syntax error · 1 missing" in page_text
+    assert "the mean is over the 4 scored" in page_text
+    page = Tables(page_text)
+    assert page.svg_texts == [str(n) if i % 2 == 0 else f"{i // 2 * 10}%"  # each bar's count, then its label
+                              for i, n in enumerate(x for b in (1, 0, 0, 0, 0, 0, 1, 0, 0, 2) for x in (b, b))]
+    todos, students = page.tables
+    assert todos[0] == ["TODO", "points", "passed", "most common failures"]
+    assert todos[5] == ["4.1 the agent loop", "8", "2/4", "1× the model was called 25 times"]
+    assert todos[1][:3] == ["1.2 describe the tools", "2", "3/4"]
+    assert students[0] == ["student", "score", "status", "flags", "notes"]
+    by_name = {row[0]: row for row in students[1:]}
+    assert by_name["ann"] == ["ann", "23/23", "graded", "⚑ same code as eve", ""]
+    assert by_name["cat"] == ["cat", "0/23", "syntax error", "", "untouched template"]
+    assert by_name["dan"] == ["dan", "0/23", "missing", "", "bad zip: truncated"]  # the lesson's max
+    assert page.links == {"ann": "students/ann/feedback.txt", "ben": "students/ben/feedback.txt",
+                          "cat": "students/cat/feedback.txt", "zoë b": "students/zo%C3%AB_b-1a2b3c4d/feedback.txt"}
+    assert "warn" in page.classes and "note: these grades are at seed 0" in page_text
+    assert "warn" not in Tables(classroom.summary_html(lesson, classroom.class_summary(lesson, records, points),
+                                                       records, [], "en")).classes
 
 
 @pytest.mark.slow
