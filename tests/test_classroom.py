@@ -1,5 +1,6 @@
 """validate.py grade: a whole class into gradebooks, as an instructor runs it."""
 import csv
+import html
 import io
 import json
 import os
@@ -81,7 +82,7 @@ def test_one_row_per_student_with_status_and_todo_columns(classroom):
     assert (table["alice"]["score"], table["alice"]["status"]) == (table["alice"]["max"], "graded")
     assert table["bob"]["status"] == "syntax error" and table["bob"]["score"] == "0"
     assert table["erin"]["score"] == table["erin"]["max"]  # the exercise file found in a sub-folder
-    assert table["frank"]["status"] == "graded" and table["frank"]["TODO 4.1"] != ""  # from the zip
+    assert table["frank"]["status"] == "graded" and table["frank"]["TODO 4.1 (/8)"] != ""  # from the zip
     for student, why in (("gina", "bad zip"), ("hank", "missing"), ("ivan", "unsafe path")):
         assert table[student]["status"] == "missing" and why in table[student]["flags"]
     assert not (subs.parent.parent / "escape.py").exists()
@@ -553,6 +554,7 @@ def test_lang_zh_speaks_chinese_on_the_terminal_and_in_every_gradebook(tmp_path)
         assert text in page
     assert not re.search(r"Score distribution|Students|missing", page)
     assert rows(out)["gina"]["flags"].startswith("zip 文件损坏")
+    assert rows(out)["gina"]["max"] == "23"  # the lesson's, though no one's file was graded
 
 
 def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
@@ -728,3 +730,70 @@ def test_a_student_who_keeps_the_grader_busy_is_stopped_and_timed_out(tmp_path, 
     assert processes.gone(str(subs))
     again = grade_class(subs, tmp_path / "out")
     assert again.stdout.splitlines()[-1].startswith("0 graded, 1 unchanged")  # the student's doing: kept
+
+
+# ---------------------------------------------------------------- seeds and spreadsheets, as instructors meet them
+
+SECRET = "18446744073709551629"  # above 2**64: no note that it is short enough to guess
+
+
+@pytest.mark.slow
+def test_grades_csv_opens_in_a_spreadsheet_and_a_run_without_a_secret_seed_says_it_is_at_seed_0(tmp_path):
+    # Excel (2007 on) opens a CSV by double-click as UTF-8 only when it starts with a BOM, else in the
+    # local code page: a Chinese name is mojibake (stackoverflow.com/questions/155097, "Microsoft
+    # Excel mangles diacritics in .csv files"). Python's csv reads it with encoding="utf-8-sig".
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, source in (("Carol", "good_regex.py"), ("bob", "bad_while_true.py"), ("张伟", "good_separators.py")):
+        shutil.copy(CORPUS / source, subs / f"{name}.py")
+    (subs / "ann").mkdir()  # nothing in it: missing
+    out = tmp_path / "out"
+    done = grade_class(subs, out)
+    assert done.returncode == 0, done.stderr
+    note = "these grades are at seed 0, the learners' own numbers: no secret seed was given"
+    assert note in done.stdout.splitlines()[0]  # before the grading starts
+    assert note in done.stdout.split("students, mean")[1]  # and again in the summary
+    assert note in html.unescape((out / "summary.html").read_text(encoding="utf-8"))
+    raw = (out / "grades.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfstudent,score,max,TODO 1.2 (/2),TODO 1.3 (/3),TODO 2.1 (/4),TODO 3.1 (/6),"
+                          b"TODO 4.1 (/8),status,seconds,flags\n")
+    table = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert [row["student"] for row in table] == ["ann", "bob", "Carol", "张伟"]  # as people sort names
+    assert all(row["max"] == "23" for row in table)  # the missing ann too
+    assert (table[0]["status"], table[0]["score"]) == ("missing", "0")
+    book = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    assert (book["max"], book["todos"]) == (23, {"1.2": 2, "1.3": 3, "2.1": 4, "3.1": 6, "4.1": 8})
+    assert [s["student"] for s in book["students"]] == ["ann", "bob", "Carol", "张伟"]
+
+    secret = tmp_path / "seed"
+    secret.write_text(SECRET + "\n", encoding="utf-8")
+    quiet = grade_class(subs, tmp_path / "secret", "--seed-file", str(secret))
+    assert quiet.returncode == 0, quiet.stderr
+    assert "seed 0" not in quiet.stdout and "seed 0" not in (tmp_path / "secret" / "summary.html").read_text(
+        encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_folder_graded_with_another_seed_is_refused_unless_reseed(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(CORPUS / "good_regex.py", subs / "alice.py")
+    secret, other = tmp_path / "secret", tmp_path / "other"
+    secret.write_text(SECRET + "\n", encoding="utf-8")
+    other.write_text(str(int(SECRET) + 1) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert grade_class(subs, out, "--seed-file", str(secret)).returncode == 0
+    graded = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert not [p for p, text in graded.items() if SECRET.encode() in text]  # the seed is in no output
+    forgot = grade_class(subs, out)  # the instructor forgot the secret: seed 0
+    assert forgot.returncode == 2 and "graded earlier with a different seed" in forgot.stderr
+    assert "this run: seed 0, the learners' own numbers" in forgot.stderr and "--reseed" in forgot.stderr
+    assert SECRET not in forgot.stdout + forgot.stderr and "Traceback" not in forgot.stderr
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == graded  # nothing regraded or rewritten
+    wrong = grade_class(subs, out, "--seed-file", str(other))
+    assert wrong.returncode == 2 and "a seed with fingerprint" in wrong.stderr and SECRET[:8] not in wrong.stderr
+    assert grade_class(subs, out, "--seed-file", str(secret)).stdout.splitlines()[-1].startswith("0 graded, 1 unchanged")
+    reseeded = grade_class(subs, out, "--reseed")
+    assert reseeded.returncode == 0 and reseeded.stdout.splitlines()[-1].startswith("1 graded, 0 unchanged")
+    again = grade_class(subs, out, "--seed-file", str(secret))
+    assert again.returncode == 2 and "graded earlier with a different seed (seed 0, the learners' own" in again.stderr

@@ -918,7 +918,7 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, records: list
 
 PAGE_STYLE = """body{font-family:sans-serif;margin:2em;max-width:64em;color:#222}
 table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}
-th{background:#f3f3f3}td.n{text-align:right;white-space:nowrap}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
+th{background:#f3f3f3;white-space:nowrap}td.n{text-align:right;white-space:nowrap}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
 .flag{color:#a30;font-weight:bold}.note{color:#555}"""
 
 
