@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -174,6 +175,14 @@ def test_the_summary_page_renders_in_a_real_browser(classroom, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 5000, done.stderr[-2000:]
     assert "Uncaught" not in done.stderr and "CONSOLE(" not in done.stderr
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "summary.html").as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    page = Tables(dom)  # the page as the browser built it: each link leads to the student's feedback
+    assert sorted(page.links) == ["alice", "bob", "carol", "dave", "erin", "frank", "judy", "kim"]
+    assert all((out / urllib.parse.unquote(href)).is_file() for href in page.links.values())
+    assert len(page.tables) == 2 and len(page.svg_texts) == 20
 
 
 def _class_of(folder: Path, count: int) -> Path:
