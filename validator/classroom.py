@@ -593,7 +593,7 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
     noted: dict[str, list[str]] = {}
     shared: dict[str, list[str]] = {}  # reason -> folders
     copies: dict[str, list[str]] = {}  # shape -> folders
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: by_name(records[e.folder])):  # each line's names in that order
         record = records[entry.folder]
         shape = record.get("shape")
         flags = [say("class_flag_reference", lang)] if shape and shape == reference else []
@@ -612,7 +612,7 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
             others = ", ".join(records[f]["student"] for f in group if f != folder)
             flagged.setdefault(folder, []).append(say("class_flag_copy", lang, others=others))
         lines.append((group, say("class_flag_copies", lang)))
-    return flagged, noted, sorted(lines)
+    return flagged, noted, sorted(lines, key=lambda line: ([by_name(records[f]) for f in line[0]], line[1]))
 
 
 # ---------------------------------------------------------------- the seed a folder is graded at
@@ -917,9 +917,13 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, records: list
 
 
 PAGE_STYLE = """body{font-family:sans-serif;margin:2em;max-width:64em;color:#222}
-table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}
-th{background:#f3f3f3;white-space:nowrap}td.n{text-align:right;white-space:nowrap}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
-.flag{color:#a30;font-weight:bold}.note{color:#555}"""
+table{border-collapse:collapse;margin-bottom:1em}
+td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}
+th{background:#f3f3f3;white-space:nowrap}
+td.n{text-align:right;white-space:nowrap}
+.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
+.flag{color:#a30;font-weight:bold}
+.note{color:#555}"""
 
 
 def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: list[str], lang: str) -> str:
