@@ -1,5 +1,6 @@
 """validate.py grade: a whole class into gradebooks, as an instructor runs it."""
 import csv
+import html
 import io
 import json
 import os
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -67,7 +69,7 @@ def classroom(tmp_path_factory):
 
 
 def rows(out: Path) -> dict[str, dict]:
-    with (out / "grades.csv").open(encoding="utf-8") as table:
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:  # a BOM, for Excel
         return {row["student"]: row for row in csv.DictReader(table)}
 
 
@@ -77,11 +79,11 @@ def test_one_row_per_student_with_status_and_todo_columns(classroom):
     assert first.returncode == 0, first.stderr
     table = rows(out)
     assert sorted(table) == ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy", "kim"]
-    assert list(next(iter(table.values())))[:4] == ["student", "score", "max", "TODO 1.2"]
+    assert list(next(iter(table.values())))[:4] == ["student", "score", "max", "TODO 1.2 (/2)"]
     assert (table["alice"]["score"], table["alice"]["status"]) == (table["alice"]["max"], "graded")
     assert table["bob"]["status"] == "syntax error" and table["bob"]["score"] == "0"
     assert table["erin"]["score"] == table["erin"]["max"]  # the exercise file found in a sub-folder
-    assert table["frank"]["status"] == "graded" and table["frank"]["TODO 4.1"] != ""  # from the zip
+    assert table["frank"]["status"] == "graded" and table["frank"]["TODO 4.1 (/8)"] != ""  # from the zip
     for student, why in (("gina", "bad zip"), ("hank", "missing"), ("ivan", "unsafe path")):
         assert table[student]["status"] == "missing" and why in table[student]["flags"]
     assert not (subs.parent.parent / "escape.py").exists()
@@ -173,6 +175,14 @@ def test_the_summary_page_renders_in_a_real_browser(classroom, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 5000, done.stderr[-2000:]
     assert "Uncaught" not in done.stderr and "CONSOLE(" not in done.stderr
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "summary.html").as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    page = Tables(dom)  # the page as the browser built it: each link leads to the student's feedback
+    assert sorted(page.links) == ["alice", "bob", "carol", "dave", "erin", "frank", "judy", "kim"]
+    assert all((out / urllib.parse.unquote(href)).is_file() for href in page.links.values())
+    assert len(page.tables) == 2 and len(page.svg_texts) == 20
 
 
 def _class_of(folder: Path, count: int) -> Path:
@@ -187,7 +197,7 @@ def _class_of(folder: Path, count: int) -> Path:
 
 
 def _without_seconds(out: Path) -> tuple[list, dict]:
-    with (out / "grades.csv").open(encoding="utf-8") as table:
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:
         rows_ = [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(table)]
     book = json.loads((out / "grades.json").read_text(encoding="utf-8"))
     for student in book["students"]:
@@ -553,20 +563,21 @@ def test_lang_zh_speaks_chinese_on_the_terminal_and_in_every_gradebook(tmp_path)
         assert text in page
     assert not re.search(r"Score distribution|Students|missing", page)
     assert rows(out)["gina"]["flags"].startswith("zip 文件损坏")
+    assert rows(out)["gina"]["max"] == "23"  # the lesson's, though no one's file was graded
 
 
 def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
     from validator import classroom
     from validator.lessons import load_lesson
-    files = {"ann": TEMPLATE, "ben": TEMPLATE, "cat": CORPUS / "good_regex.py", "dan": CORPUS / "good_regex.py",
+    files = {"ann": TEMPLATE, "ben": TEMPLATE, "Cat": CORPUS / "good_regex.py", "dan": CORPUS / "good_regex.py",
              "eve": ROOT / "solutions" / "day06.py"}
-    entries = [classroom.Entry(name, name, f"{name}.py", path) for name, path in files.items()]
+    entries = [classroom.Entry(name, name, f"{name}.py", path) for name, path in sorted(files.items())]  # as found
     records = {name: {"student": name, "folder": name, **classroom.fingerprint(path)} for name, path in files.items()}
-    flagged, lines = classroom.look_at(entries, records, load_lesson("day06"), "zh")
-    assert flagged["ann"] == flagged["ben"] == ["未改动的模板"]
-    assert (flagged["cat"], flagged["dan"]) == (["与 dan 的代码相同"], ["与 cat 的代码相同"])
+    flagged, noted, lines = classroom.look_at(entries, records, load_lesson("day06"), "zh")
+    assert noted["ann"] == noted["ben"] == ["未改动的模板"] and "ann" not in flagged
+    assert (flagged["Cat"], flagged["dan"]) == (["与 dan 的代码相同"], ["与 Cat 的代码相同"])
     assert flagged["eve"] == ["与参考答案相同", "含有参考答案的标记"]
-    assert (["ann", "ben"], "未改动的模板") in lines and (["cat", "dan"], "彼此代码相同") in lines
+    assert lines[:2] == [(["ann", "ben"], "未改动的模板"), (["Cat", "dan"], "彼此代码相同")]  # as people sort names
 
 
 @pytest.mark.parametrize("stage", ["find_submissions", "look_at"])
@@ -609,24 +620,89 @@ def test_jobs_below_one_are_refused_and_every_argument_is_explained(tmp_path):
         assert len(line.split()) > 2, line  # the argument, then what it is for
 
 
-def test_the_summary_page_counts_as_the_gradebook_does_and_shows_every_note():
+class Tables(HTMLParser):
+    """A page's tables as rows of cell texts, the links in each cell, and the SVG's texts."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.tables, self.links, self.svg_texts, self.classes = [], {}, [], []
+        self._cell = self._in_svg_text = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.classes.append(attrs.get("class"))
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+            self.tables[-1][-1].append(self._cell)
+        elif tag == "a":
+            self._href = attrs["href"]
+        elif tag == "text":
+            self._in_svg_text = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            row = self.tables[-1][-1]
+            row[-1] = "".join(self._cell).strip()
+            self._cell = None
+        elif tag == "text":
+            self._in_svg_text = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+            if self.lasttag == "a":
+                self.links[data] = self._href
+        elif self._in_svg_text:
+            self.svg_texts.append(data)
+
+
+def test_the_summary_page_counts_links_each_student_and_sets_flags_apart_from_notes():
     from validator import classroom
     from validator.lessons import load_lesson
     lesson = load_lesson("day06")
+    points = {"1.2": 2, "1.3": 3, "2.1": 4, "3.1": 6, "4.1": 8}
 
-    def record(student: str, score: int, status: str, problem: str = "") -> dict:
+    def record(student: str, score: int, status: str, problem: str = "", flags=(), notes=(), folder=None) -> dict:
         unscored = status in ("missing", "grader failed")
-        return {"student": student, "folder": student, "score": score, "max": None if unscored else 23,
-                "status": status, "problem": problem, "todos": {}, "checks": []}
+        todos = {t: [n if score else 0, n] for t, n in points.items()}
+        checks = []
+        if score == 15:  # the loop never stops: TODO 4.1 lost
+            todos["4.1"] = [0, 8]
+            checks = [{"todo": "4.1", "passed": False, "message": "the model was called 25 times\nmore"}]
+        return {"student": student, "folder": folder or student, "score": score, "max": None if unscored else 23,
+                "status": status, "problem": problem, "todos": {} if unscored else todos, "checks": checks,
+                "flags": list(flags), "notes": list(notes)}
 
-    records = [record("ann", 23, "graded"), record("ben", 11, "graded"), record("cat", 0, "syntax error"),
-               record("dan", 0, "missing", "bad zip: truncated")]
-    summary = classroom.class_summary(lesson, records)
-    page = classroom.summary_html(lesson, summary, records, {"dan": ["same code as eve"]}, [], "en")
-    assert "<title>90–100%: 1</title>" in page  # ann's full marks are in the top bar, as on the terminal
-    assert "mean 11.3 of 23" in page and "2 graded · 1 syntax error · 1 missing" in page
-    assert "the mean is over the 3 scored" in page
-    assert "<td>same code as eve; bad zip: truncated</td>" in page
+    records = [record("ann", 23, "graded", flags=["same code as eve"]), record("ben", 15, "graded"),
+               record("cat", 0, "syntax error", notes=["untouched template"]),
+               record("dan", 0, "missing", "bad zip: truncated"), record("zoë b", 23, "graded", folder="zoë_b-1a2b3c4d")]
+    summary = classroom.class_summary(lesson, records, points, "note: these grades are at seed 0")
+    page_text = classroom.summary_html(lesson, summary, records, [], "en")
+    assert "<title>90–100%: 2</title>" in page_text  # full marks are in the top bar, as on the terminal
+    assert "mean 15.2 of 23" in page_text and "3 graded · 1 syntax error · 1 missing" in page_text
+    assert "the mean is over the 4 scored" in page_text
+    page = Tables(page_text)
+    assert page.svg_texts == [str(n) if i % 2 == 0 else f"{i // 2 * 10}%"  # each bar's count, then its label
+                              for i, n in enumerate(x for b in (1, 0, 0, 0, 0, 0, 1, 0, 0, 2) for x in (b, b))]
+    todos, students = page.tables
+    assert todos[0] == ["TODO", "points", "passed", "most common failures"]
+    assert todos[5] == ["4.1 the agent loop", "8", "2/4", "1× the model was called 25 times"]
+    assert todos[1][:3] == ["1.2 describe the tools", "2", "3/4"]
+    assert students[0] == ["student", "score", "status", "flags", "notes"]
+    by_name = {row[0]: row for row in students[1:]}
+    assert by_name["ann"] == ["ann", "23/23", "graded", "⚑ same code as eve", ""]
+    assert by_name["cat"] == ["cat", "0/23", "syntax error", "", "untouched template"]
+    assert by_name["dan"] == ["dan", "0/23", "missing", "", "bad zip: truncated"]  # the lesson's max
+    assert page.links == {"ann": "students/ann/feedback.txt", "ben": "students/ben/feedback.txt",
+                          "cat": "students/cat/feedback.txt", "zoë b": "students/zo%C3%AB_b-1a2b3c4d/feedback.txt"}
+    assert "warn" in page.classes and "note: these grades are at seed 0" in page_text
+    assert "warn" not in Tables(classroom.summary_html(lesson, classroom.class_summary(lesson, records, points),
+                                                       records, [], "en")).classes
 
 
 @pytest.mark.slow
@@ -663,3 +739,70 @@ def test_a_student_who_keeps_the_grader_busy_is_stopped_and_timed_out(tmp_path, 
     assert processes.gone(str(subs))
     again = grade_class(subs, tmp_path / "out")
     assert again.stdout.splitlines()[-1].startswith("0 graded, 1 unchanged")  # the student's doing: kept
+
+
+# ---------------------------------------------------------------- seeds and spreadsheets, as instructors meet them
+
+SECRET = "18446744073709551629"  # above 2**64: no note that it is short enough to guess
+
+
+@pytest.mark.slow
+def test_grades_csv_opens_in_a_spreadsheet_and_a_run_without_a_secret_seed_says_it_is_at_seed_0(tmp_path):
+    # Excel (2007 on) opens a CSV by double-click as UTF-8 only when it starts with a BOM, else in the
+    # local code page: a Chinese name is mojibake (stackoverflow.com/questions/155097, "Microsoft
+    # Excel mangles diacritics in .csv files"). Python's csv reads it with encoding="utf-8-sig".
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, source in (("Carol", "good_regex.py"), ("bob", "bad_while_true.py"), ("张伟", "good_separators.py")):
+        shutil.copy(CORPUS / source, subs / f"{name}.py")
+    (subs / "ann").mkdir()  # nothing in it: missing
+    out = tmp_path / "out"
+    done = grade_class(subs, out)
+    assert done.returncode == 0, done.stderr
+    note = "these grades are at seed 0, the learners' own numbers: no secret seed was given"
+    assert note in done.stdout.splitlines()[0]  # before the grading starts
+    assert note in done.stdout.split("students, mean")[1]  # and again in the summary
+    assert note in html.unescape((out / "summary.html").read_text(encoding="utf-8"))
+    raw = (out / "grades.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfstudent,score,max,TODO 1.2 (/2),TODO 1.3 (/3),TODO 2.1 (/4),TODO 3.1 (/6),"
+                          b"TODO 4.1 (/8),status,seconds,flags\n")
+    table = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert [row["student"] for row in table] == ["ann", "bob", "Carol", "张伟"]  # as people sort names
+    assert all(row["max"] == "23" for row in table)  # the missing ann too
+    assert (table[0]["status"], table[0]["score"]) == ("missing", "0")
+    book = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    assert (book["max"], book["todos"]) == (23, {"1.2": 2, "1.3": 3, "2.1": 4, "3.1": 6, "4.1": 8})
+    assert [s["student"] for s in book["students"]] == ["ann", "bob", "Carol", "张伟"]
+
+    secret = tmp_path / "seed"
+    secret.write_text(SECRET + "\n", encoding="utf-8")
+    quiet = grade_class(subs, tmp_path / "secret", "--seed-file", str(secret))
+    assert quiet.returncode == 0, quiet.stderr
+    assert "seed 0" not in quiet.stdout and "seed 0" not in (tmp_path / "secret" / "summary.html").read_text(
+        encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_folder_graded_with_another_seed_is_refused_unless_reseed(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(CORPUS / "good_regex.py", subs / "alice.py")
+    secret, other = tmp_path / "secret", tmp_path / "other"
+    secret.write_text(SECRET + "\n", encoding="utf-8")
+    other.write_text(str(int(SECRET) + 1) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert grade_class(subs, out, "--seed-file", str(secret)).returncode == 0
+    graded = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert not [p for p, text in graded.items() if SECRET.encode() in text]  # the seed is in no output
+    forgot = grade_class(subs, out)  # the instructor forgot the secret: seed 0
+    assert forgot.returncode == 2 and "graded earlier with a different seed" in forgot.stderr
+    assert "this run: seed 0, the learners' own numbers" in forgot.stderr and "--reseed" in forgot.stderr
+    assert SECRET not in forgot.stdout + forgot.stderr and "Traceback" not in forgot.stderr
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == graded  # nothing regraded or rewritten
+    wrong = grade_class(subs, out, "--seed-file", str(other))
+    assert wrong.returncode == 2 and "a seed with fingerprint" in wrong.stderr and SECRET[:8] not in wrong.stderr
+    assert grade_class(subs, out, "--seed-file", str(secret)).stdout.splitlines()[-1].startswith("0 graded, 1 unchanged")
+    reseeded = grade_class(subs, out, "--reseed")
+    assert reseeded.returncode == 0 and reseeded.stdout.splitlines()[-1].startswith("1 graded, 0 unchanged")
+    again = grade_class(subs, out, "--seed-file", str(secret))
+    assert again.returncode == 2 and "graded earlier with a different seed (seed 0, the learners' own" in again.stderr

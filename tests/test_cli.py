@@ -177,6 +177,33 @@ def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
     assert json.loads(from_file.stdout)["output"].endswith("(seed 3)")
 
 
+SECRET = "18446744073709551629"  # above 2**64: no note that it is short enough to guess
+
+
+@pytest.mark.parametrize("given", ["--seed-file", "REACTLINGS_SEED", "--seed", "none"])
+def test_the_report_names_a_secret_seed_only_when_asked(partial, tmp_path, given):
+    """A report pasted to a student must not hand them the instructor's seed: one from a file or the
+    environment is named only with --show-seed; a learner's own --seed 7, or seed 0, is theirs to see."""
+    (tmp_path / "seed").write_text(f"{SECRET}\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "REACTLINGS_SEED"}
+    args = {"--seed-file": ["--seed-file", str(tmp_path / "seed")], "--seed": ["--seed", "7"]}.get(given, [])
+    if given == "REACTLINGS_SEED":
+        env["REACTLINGS_SEED"] = SECRET
+
+    def header(*more: str) -> str:
+        done = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), *args, *more],
+                              cwd=ROOT, capture_output=True, text=True, env=env)
+        assert done.returncode == 1, done.stderr
+        return done.stdout.splitlines()[2]
+
+    shown = {"--seed": "seed: 7", "none": "seed: 0"}.get(given, f"seed: {SECRET}")
+    if given in ("--seed", "none"):
+        assert header().endswith(shown)
+    else:
+        assert "seed" not in header() and header().startswith("file: ")
+        assert SECRET not in header() and header("--show-seed").endswith(shown)
+
+
 @pytest.mark.parametrize("content", [None, b"", b" \n\n", b"\xff\xfe\x00\x9c\x00", b"seven\n"],
                          ids=["missing", "empty", "blank", "binary", "not-a-number"])
 @pytest.mark.parametrize("command", ["lesson", "gradescope", "grade"])

@@ -4,8 +4,10 @@ SUBMISSIONS holds one `.py` file per student, or one folder or `.zip` per studen
 exercise file inside; the student's name is the file's or folder's name. GRADES receives:
 
     grades.csv                one row per student: score, max, one column per TODO, status, seconds, flags
+                              (UTF-8 with a BOM, which Excel needs to read names that are not ASCII)
     grades.json               every check of every student, with its message and the file graded
     summary.html              the class at a glance (self-contained: no script, no network)
+    .seed-fingerprint         a digest of the seed (never the seed): a run with another one is refused
     students/FOLDER/results.json     Gradescope's format
     students/FOLDER/feedback.txt     the report the student would see (--lang)
     students/FOLDER/record.json      what the row was made from, with the key that says when to regrade
@@ -40,6 +42,7 @@ import sys
 import tempfile
 import time
 import tokenize
+import urllib.parse
 import zipfile
 import zlib
 from collections import Counter
@@ -52,6 +55,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from mock_llm import DEFAULT_SEED
+
 from . import forkserver, jail, jailer
 from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
@@ -63,6 +68,7 @@ FILE_LIMIT = 1024 * 1024  # bytes of a file to grade: an exercise is far smaller
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes the candidate files of a student's zip may unpack to
 SKIPPED = ("__MACOSX", "__pycache__")  # folders that hold no one's work, as hidden ones (.git, .venv)
 GRADEBOOK = {"grades.csv", "grades.json", "summary.html", "students"}  # what a run writes in --out
+SEED_FINGERPRINT = ".seed-fingerprint"  # in --out: which seed its grades are at
 RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks, render the feedback
 STATUS_BY_KEY = {"import_syntax": "syntax error", "import_hang": "timed out", "import_died": "crashed",
                  "import_flood": "crashed", "import_failed": "crashed", "import_input": "crashed",
@@ -575,25 +581,29 @@ def fingerprint(path: Path) -> dict:
 
 
 def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
-            lang: str) -> tuple[dict[str, list[str]], list[tuple[list[str], str]]]:
-    """Reasons to look at submissions by hand: per student's folder (the gradebooks' flags), and as
-    (folders, reason) lines for the terminal, where a reason several students share, such as a
-    group of copies, shows once. Untouched templates are said so, and are nobody's copies."""
+            lang: str) -> tuple[dict[str, list[str]], dict[str, list[str]], list[tuple[list[str], str]]]:
+    """Reasons to look at submissions by hand, per student's folder: flags (work that may not be
+    the student's own: copies of each other or of the reference, the solution markers) and notes
+    (an untouched template, which of several files was graded); and the lot as (folders, reason)
+    lines for the terminal, where a reason several students share, such as a group of copies,
+    shows once. Untouched templates are nobody's copies."""
     template = shape_of(lesson.exercise)
     reference = shape_of(lesson.solution) if lesson.solution.is_file() else None
     flagged: dict[str, list[str]] = {}
+    noted: dict[str, list[str]] = {}
     shared: dict[str, list[str]] = {}  # reason -> folders
     copies: dict[str, list[str]] = {}  # shape -> folders
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: by_name(records[e.folder])):  # each line's names in that order
         record = records[entry.folder]
         shape = record.get("shape")
-        reasons = [say("class_flag_template", lang)] if shape == template else []
-        reasons += [say("class_flag_reference", lang)] if shape and shape == reference else []
-        reasons += [say("class_flag_markers", lang)] if record.get("markers") else []
-        reasons += [entry.note] if entry.note else []
-        for reason in reasons:
-            flagged.setdefault(entry.folder, []).append(reason)
-            shared.setdefault(reason, []).append(entry.folder)
+        flags = [say("class_flag_reference", lang)] if shape and shape == reference else []
+        flags += [say("class_flag_markers", lang)] if record.get("markers") else []
+        notes = [say("class_flag_template", lang)] if shape == template else []
+        notes += [entry.note] if entry.note else []
+        for reasons, kept in ((flags, flagged), (notes, noted)):
+            for reason in reasons:
+                kept.setdefault(entry.folder, []).append(reason)
+                shared.setdefault(reason, []).append(entry.folder)
         if shape and shape != template:
             copies.setdefault(shape, []).append(entry.folder)
     lines = [(folders, reason) for reason, folders in shared.items()]
@@ -602,7 +612,33 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
             others = ", ".join(records[f]["student"] for f in group if f != folder)
             flagged.setdefault(folder, []).append(say("class_flag_copy", lang, others=others))
         lines.append((group, say("class_flag_copies", lang)))
-    return flagged, sorted(lines)
+    return flagged, noted, sorted(lines, key=lambda line: ([by_name(records[f]) for f in line[0]], line[1]))
+
+
+# ---------------------------------------------------------------- the seed a folder is graded at
+
+def seed_fingerprint(seed: int) -> str:
+    """A short digest that tells seeds apart without showing one: a secret seed is long and random
+    (cli.GUESSABLE), so its digest gives nothing away."""
+    return hashlib.sha256(f"reactlings seed {seed}".encode()).hexdigest()[:12]
+
+
+def check_seed(out: Path, seed: int, reseed: bool, lang: str) -> None:
+    """Refuse, unless `reseed`, an `out` graded earlier at another seed: a run that forgot the
+    secret seed would otherwise regrade the whole class at seed 0 over the grades that count."""
+    try:
+        earlier = (out / SEED_FINGERPRINT).read_text(encoding="utf-8").strip()
+    except OSError:  # never graded here, or by a kit that kept no fingerprint
+        return
+    if earlier != seed_fingerprint(seed) and not reseed:
+        raise LessonError("class_other_seed", out=out, earlier=_seed_named(earlier, lang),
+                          now=_seed_named(seed_fingerprint(seed), lang))
+
+
+def _seed_named(fingerprint: str, lang: str) -> str:
+    if fingerprint == seed_fingerprint(DEFAULT_SEED):
+        return say("class_seed_public", lang, seed=DEFAULT_SEED)
+    return say("class_seed_other", lang, fingerprint=fingerprint)
 
 
 # ---------------------------------------------------------------- the run
@@ -616,11 +652,16 @@ class Tally:
 
 
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
-                console: Console) -> int:
+                console: Console, reseed: bool = False) -> int:
     """Grade every submission into the gradebooks in `out`. 130 when stopped by Ctrl-C, at any
-    moment: what was graded is saved, and the same command grades the rest."""
+    moment: what was graded is saved, and the same command grades the rest. An `out` graded with
+    another seed is refused unless `reseed`."""
     started = time.monotonic()
     check_folders(submissions, out)
+    check_seed(out, seed, reseed, lang)
+    public = say("class_public_seed", lang) if seed == DEFAULT_SEED else ""
+    if public:
+        console.print(public, style="yellow", markup=False)
     tally = Tally()
     try:
         with tempfile.TemporaryDirectory(prefix="reactlings-class-") as staging:
@@ -629,12 +670,15 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                 raise LessonError("class_no_submissions_ignored" if ignored else "class_no_submissions",
                                   path=submissions, ignored=", ".join(ignored))
             out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
+            write_atomically(out / SEED_FINGERPRINT, seed_fingerprint(seed) + "\n")  # before any grade
             records = _records(entries, lesson, out, seed, jobs, lang, console, tally)
-        flagged, lines = look_at(entries, records, lesson, lang)
-        ordered = sorted(records.values(), key=lambda r: (r["student"], r["folder"]))
-        _write_gradebooks(out, lesson, ordered, flagged)
-        summary = class_summary(lesson, ordered)
-        write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, flagged, ignored, lang))
+        flagged, noted, lines = look_at(entries, records, lesson, lang)
+        ordered = [dict(r, flags=flagged.get(r["folder"], []), notes=noted.get(r["folder"], []))
+                   for r in sorted(records.values(), key=by_name)]
+        points = todo_points(lesson)
+        _write_gradebooks(out, lesson, ordered, points)
+        summary = class_summary(lesson, ordered, points, public)
+        write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, ignored, lang))
         print_summary(console, lesson, summary, ordered, lines, ignored, lang)
     except KeyboardInterrupt:
         if tally.workers is None:
@@ -729,9 +773,41 @@ def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
     return record
 
 
-def _notes(record: dict, flagged: dict) -> list[str]:
-    """A student's flags, then the problem with their submission, if any."""
-    return flagged.get(record["folder"], []) + ([record["problem"]] if record.get("problem") else [])
+def _notes(record: dict) -> list[str]:
+    """A student's notes, then the problem with their submission, if any."""
+    return record["notes"] + ([record["problem"]] if record.get("problem") else [])
+
+
+def by_name(record: dict) -> tuple:
+    """Rows in the order people sort names: case aside ("bob" beside "Bob", not after "Zoe"),
+    then exactly, so that the order is the same on every run."""
+    return record["student"].casefold(), record["student"], record["folder"]
+
+
+def todo_points(lesson: Lesson) -> dict[str, int]:
+    """Each TODO's points, as the lesson's checks declare them: read by collecting the checks, not
+    running them, so that a gradebook says the maximum even of a class where no file was graded."""
+    from .grading import pytest_arguments
+
+    class Points:
+        def __init__(self):
+            self.by_todo = {todo.id: 0 for todo in lesson.todos}
+
+        def pytest_configure(self, config):
+            config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
+
+        def pytest_collection_finish(self, session):
+            for item in session.items:
+                marker = item.get_closest_marker("todo")
+                if marker:
+                    self.by_todo[str(marker.args[0])] += int(marker.kwargs["points"])
+
+    points = Points()
+    code = pytest.main([*pytest_arguments(lesson), "--collect-only", "-p", "no:terminal"], plugins=[points])
+    if code != pytest.ExitCode.OK:
+        raise LessonError(f"the checks of {lesson.name} could not be collected ({lesson.checks}, pytest exit "
+                          f"code {int(code)})")
+    return points.by_todo
 
 
 def spreadsheet_safe(text: str) -> str:
@@ -740,29 +816,33 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], flagged: dict) -> None:
-    todo_ids = [t.id for t in lesson.todos]
+def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], points: dict[str, int]) -> None:
+    """grades.csv for people: every student has the lesson's maximum (a missing one too), and each
+    TODO column says its own; a BOM first, without which Excel reads UTF-8 as the local code page
+    (a name in Chinese becomes mojibake). grades.json for programs: the records as they are."""
+    total = sum(points.values())
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")
-    writer.writerow(["student", "score", "max", *(f"TODO {t}" for t in todo_ids), "status", "seconds", "flags"])
+    writer.writerow(["student", "score", "max", *(f"TODO {t} (/{n})" for t, n in points.items()), "status",
+                     "seconds", "flags"])
     for record in records:
         todos = record.get("todos") or {}
-        writer.writerow([spreadsheet_safe(record["student"]), record["score"], record.get("max") or "",
-                         *(todos.get(t, ["", ""])[0] for t in todo_ids), record["status"],
-                         record.get("seconds", ""), spreadsheet_safe("; ".join(_notes(record, flagged)))])
-    write_atomically(out / "grades.csv", table.getvalue())
+        writer.writerow([spreadsheet_safe(record["student"]), record["score"], record.get("max") or total,
+                         *(todos.get(t, ["", ""])[0] for t in points), record["status"], record.get("seconds", ""),
+                         spreadsheet_safe("; ".join(record["flags"] + _notes(record)))])
+    write_atomically(out / "grades.csv", "\ufeff" + table.getvalue())
     write_atomically(out / "grades.json", json.dumps(
-        {"lesson": lesson.name, "students": [dict(r, flags=flagged.get(r["folder"], [])) for r in records]},
+        {"lesson": lesson.name, "max": total, "todos": points, "students": records},
         ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------- the class at a glance
 
-def class_summary(lesson: Lesson, records: list[dict]) -> dict:
+def class_summary(lesson: Lesson, records: list[dict], points: dict[str, int], seed_note: str = "") -> dict:
     """The figures of the summary. The mean is over the students scored (the checks ran on their
-    file: graded, syntax error, timed out, crashed), not the missing ones nor grader failures."""
+    file: graded, syntax error, timed out, crashed), not the missing ones nor grader failures.
+    `seed_note`: said at the top when the class was graded at the public seed."""
     scored = [r for r in records if r.get("max")]
-    maximum = max((r["max"] for r in scored), default=0)
     buckets = Counter(min(9, int(10 * r["score"] / r["max"])) for r in scored)
     todos = []
     for todo in lesson.todos:
@@ -772,10 +852,11 @@ def class_summary(lesson: Lesson, records: list[dict]) -> dict:
                            {c["message"].splitlines()[0] for c in r.get("checks", [])
                             if c["todo"] == todo.id and not c["passed"] and c["message"]})
         common = sorted(messages.items(), key=lambda item: (-item[1], item[0]))[:3]  # ties: same order always
-        todos.append({"id": todo.id, "title": todo.title, "failed": len(failing), "common": common})
+        todos.append({"id": todo.id, "title": todo.title, "points": points[todo.id], "failed": len(failing),
+                      "passed": len(scored) - len(failing), "common": common})
     statuses = Counter(r["status"] for r in records)
-    return {"students": len(records), "scored": len(scored), "max": maximum,
-            "distribution": [buckets.get(i, 0) for i in range(10)],
+    return {"students": len(records), "scored": len(scored), "max": sum(points.values()),
+            "distribution": [buckets.get(i, 0) for i in range(10)], "seed_note": seed_note,
             "statuses": [(s, statuses[s]) for s in STATUS_NAMES if statuses[s]], "todos": todos,
             "mean": round(sum(r["score"] for r in scored) / len(scored), 1) if scored else 0}
 
@@ -798,22 +879,30 @@ def headline(lesson: Lesson, summary: dict, lang: str) -> list[str]:
             say("class_counts", lang, counts=counts, scored=summary["scored"])]
 
 
+def todo_columns(lang: str) -> list[str]:
+    """The per-TODO table's columns, on the terminal as on the page."""
+    return ["TODO", say("class_points", lang), say("class_passed", lang), say("class_common", lang)]
+
+
 def print_summary(console: Console, lesson: Lesson, summary: dict, records: list[dict],
                   lines: list[tuple[list[str], str]], ignored: list[str], lang: str) -> None:
-    """The class on the terminal: figures, each TODO's failures, then, briefly, every submission
-    that was not graded and why, what was ignored, and the flags."""
+    """The class on the terminal: figures, each TODO's points, passes and failures, then, briefly,
+    every submission that was not graded and why, what was ignored, and the flags."""
     first, counts = headline(lesson, summary, lang)
     console.print(first, style="bold", markup=False)
     console.print(f"  {counts}", markup=False)
+    if summary["seed_note"]:
+        console.print(f"  {summary['seed_note']}", style="yellow", markup=False)
     peak = max(summary["distribution"]) or 1
     for index, count in enumerate(summary["distribution"]):
         console.print(f"  {bucket(index):>8}  {'█' * round(20 * count / peak):20} {count}", markup=False)
     table = Table(box=None, pad_edge=False)
-    for column in ("TODO", say("class_failed", lang), say("class_common", lang)):
+    for column in todo_columns(lang):
         table.add_column(column)
     for todo in summary["todos"]:
         common = "\n".join(f"{n}× {clean(m, 90)}" for m, n in todo["common"])
-        table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["failed"]), common)
+        table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["points"]),
+                      f"{todo['passed']}/{summary['scored']}", common)
     console.print(table)
     unscored = [r for r in records if r["status"] in ("missing", "grader failed")]
     if unscored:
@@ -827,37 +916,60 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, records: list
         console.print(f"⚑ {', '.join(names[f] for f in folders)}: {reason}", style="yellow", markup=False)
 
 
-def summary_html(lesson: Lesson, summary: dict, records: list[dict], flagged: dict, ignored: list[str],
-                 lang: str) -> str:
-    """One page, no script and nothing fetched: bars are inline SVG."""
+PAGE_STYLE = """body{font-family:sans-serif;margin:2em;max-width:64em;color:#222}
+table{border-collapse:collapse;margin-bottom:1em}
+td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}
+th{background:#f3f3f3;white-space:nowrap}
+td.n{text-align:right;white-space:nowrap}
+.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
+.flag{color:#a30;font-weight:bold}
+.note{color:#555}"""
+
+
+def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: list[str], lang: str) -> str:
+    """One page, no script and nothing fetched: bars are inline SVG, each with its count; each
+    student's name links to their feedback.txt beside it; flags (⚑) stand apart from notes."""
     e = html.escape
     peak = max(summary["distribution"]) or 1
     bars = "".join(
-        f'<rect x="{i * 36 + 4}" y="{150 - 140 * n / peak:.1f}" width="30" height="{140 * n / peak:.1f}" '
+        f'<rect x="{i * 36 + 4}" y="{160 - 140 * n / peak:.1f}" width="30" height="{140 * n / peak:.1f}" '
         f'fill="#4a7"><title>{bucket(i)}: {n}</title></rect>'
-        f'<text x="{i * 36 + 19}" y="166" font-size="10" text-anchor="middle">{i * 10}%</text>'
+        f'<text x="{i * 36 + 19}" y="{155 - 140 * n / peak:.1f}" font-size="11" text-anchor="middle">{n}</text>'
+        f'<text x="{i * 36 + 19}" y="176" font-size="10" text-anchor="middle">{i * 10}%</text>'
         for i, n in enumerate(summary["distribution"]))
     rows = "".join(
-        f"<tr><td>{e(t['id'])} {e(t['title'][lang])}</td><td>{t['failed']}</td><td>"
+        f"<tr><td>{e(t['id'])} {e(t['title'][lang])}</td><td class=\"n\">{t['points']}</td>"
+        f"<td class=\"n\">{t['passed']}/{summary['scored']}</td><td>"
         + "<br>".join(f"{n}× {e(m)}" for m, n in t["common"]) + "</td></tr>" for t in summary["todos"])
     students = "".join(
-        f"<tr><td>{e(r['student'])}</td><td>{r['score']}/{r.get('max') or '–'}</td>"
-        f"<td>{e(status_name(r['status'], lang))}</td><td>{e('; '.join(_notes(r, flagged)))}</td></tr>"
+        f"<tr><td>{_student_link(r)}</td><td class=\"n\">{r['score']}/{r.get('max') or summary['max']}</td>"
+        f"<td>{e(status_name(r['status'], lang))}</td>"
+        f"<td>{''.join(f'<div class=flag>⚑ {e(flag)}</div>' for flag in r['flags'])}</td>"
+        f"<td class=\"note\">{e('; '.join(_notes(r)))}</td></tr>"
         for r in records)
     first, counts = headline(lesson, summary, lang)
+    seed = f'<p class="warn">{e(summary["seed_note"])}</p>\n' if summary["seed_note"] else ""
     aside = f"<p>{e(say('class_ignored', lang, names=', '.join(ignored)))}</p>\n" if ignored else ""
-    todo_columns = f"<th>TODO</th><th>{e(say('class_failed', lang))}</th><th>{e(say('class_common', lang))}</th>"
+    todo_head = "".join(f"<th>{e(column)}</th>" for column in todo_columns(lang))
     columns = "".join(f"<th>{e(say(key, lang))}</th>" for key in (
-        "class_column_student", "class_column_score", "class_column_status", "class_column_notes"))
+        "class_column_student", "class_column_score", "class_column_status", "class_column_flags",
+        "class_column_notes"))
     return f"""<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>{e(say('class_page_title', lang, name=lesson.name))}</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}}</style></head>
+<style>{PAGE_STYLE}</style></head>
 <body><h1>{e(lesson.name)} · {e(lesson.title[lang])}</h1>
 <p>{e(first)}<br>{e(counts)}</p>
-{aside}<h2>{e(say('class_page_distribution', lang))}</h2>
-<svg width="370" height="175" role="img" aria-label="{e(say('class_page_distribution', lang))}">{bars}</svg>
-<h2>{e(say('class_page_todos', lang))}</h2><table><tr>{todo_columns}</tr>{rows}</table>
+{seed}{aside}<h2>{e(say('class_page_distribution', lang))}</h2>
+<svg width="370" height="185" role="img" aria-label="{e(say('class_page_distribution', lang))}">{bars}</svg>
+<h2>{e(say('class_page_todos', lang))}</h2><table><tr>{todo_head}</tr>{rows}</table>
 <h2>{e(say('class_page_students', lang))}</h2><table><tr>{columns}</tr>{students}</table>
 </body></html>
 """
+
+
+def _student_link(record: dict) -> str:
+    """The student's name, a link to their feedback.txt where they have one (not a missing one)."""
+    name = html.escape(record["student"])
+    if record["status"] in ("missing", "grader failed"):
+        return name
+    return f'<a href="students/{html.escape(urllib.parse.quote(record["folder"]))}/feedback.txt">{name}</a>'

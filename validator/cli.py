@@ -49,7 +49,9 @@ def grade_parser() -> argparse.ArgumentParser:
                        help="grade the lesson's exercise file found in FOLDER, a handed-in folder or repository "
                             "(a copy outside lessons/, edited, the shallowest: as `grade` chooses)")
     add_seed_arguments(p)
-    p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
+    p.add_argument("--show-seed", action="store_true",
+                   help="name the seed in --format output, and in the report when it came from --seed-file or "
+                        "$REACTLINGS_SEED (a secret: never shown otherwise)")
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade where the sandbox can't isolate the submission (Linux namespaces)")
     p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
@@ -121,6 +123,8 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--jobs", type=positive, default=(os.cpu_count() or 1) + 2,
                        help="submissions graded at once (default: two more than the CPUs)")
         add_seed_arguments(p)
+        p.add_argument("--reseed", action="store_true",
+                       help="regrade everyone in GRADES with this seed, though it was graded with another")
         p.add_argument("--require-isolation", action="store_true",
                        help="refuse to grade where the sandbox can't isolate submissions (Linux namespaces)")
     p.add_argument("--lang", choices=LANGS, default=None,
@@ -173,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             from .classroom import grade_class
             isolation_notice(args.require_isolation, lang)
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, read_seed(args),
-                               args.jobs, lang, console)
+                               args.jobs, lang, console, reseed=args.reseed)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
     except (LessonError, ScenarioError) as error:
@@ -225,7 +229,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         write_results(result, args.format, None, lang, args.show_seed)
     else:
         print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console,
-                     quiet=args.quiet)
+                     quiet=args.quiet, show_seed=args.show_seed or not seed_is_secret(args))
         if result.score == result.max_score and mine and not args.quiet:
             after_pass(lesson, console, lang)
         if args.format != "text":
@@ -289,6 +293,12 @@ def read_seed(args) -> int:
     if abs(seed) < GUESSABLE:
         stderr().print(say("seed_guessable", args.lang or default_lang(), source=source), markup=False)
     return seed
+
+
+def seed_is_secret(args) -> bool:
+    """Whether the seed came from --seed-file or $REACTLINGS_SEED, where an instructor keeps the
+    secret one: a report shows it only when asked (--show-seed). --seed N is the learner's own."""
+    return args.seed is None and (args.seed_file is not None or bool(os.environ.get("REACTLINGS_SEED", "").strip()))
 
 
 # A secret seed below this can be found by trying them all: from the numbers a tool gives a

@@ -118,14 +118,17 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
 def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
     """pytest on the lesson's checks with our plugins only: no conftest file, no plugin that
     installed itself, no ini options are taken from anywhere a submission could have written."""
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    code = pytest.main(
-        [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
-         "--noconftest", *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))],
-        plugins=[collector, *plugins])
+    code = pytest.main(pytest_arguments(lesson), plugins=[collector, *plugins])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
         raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
                           f"code {int(code)})")
+
+
+def pytest_arguments(lesson: Lesson) -> list[str]:
+    """pytest's command line for the lesson's checks, with our plugins only."""
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
+            "--noconftest", *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))]
 
 
 def checks_loaded(session) -> bool:
