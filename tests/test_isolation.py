@@ -337,6 +337,13 @@ def test_the_child_gets_no_environment_of_the_graders(inside):
     assert inside("environment") == jail.environment()
 
 
+def test_the_child_holds_no_descriptor_but_its_socket(inside):
+    """Forked warm, it once held two pipes of the jail's builders: writing to the one pid 1 reports
+    the sandbox's wait status on chose the exit status the grader saw (forge_the_exit_status)."""
+    seen = inside("descriptors")
+    assert list(seen.values()) == ["/dev/null"] * 3 + ["the grader's socket"], seen
+
+
 @pytest.mark.parametrize("path, error", [
     ("/x", "EROFS"), (f"{sys.prefix}/x", "EROFS"), (str(ROOT / "validator" / "x"), "EROFS"),
     (str(ADVERSARIAL / "x"), "EROFS"), ("/usr/x", "EROFS"), ("/proc/sys/kernel/hostname", "EACCES")])
