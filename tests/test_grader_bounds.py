@@ -107,3 +107,15 @@ def test_a_check_that_crashes_shows_the_learner_no_traceback(tmp_path):
     assert output.startswith("the grader itself failed on this check (FileNotFoundError)"), output
     assert "secret-seed" not in done.stdout and "Traceback" not in done.stdout
     assert "Traceback" in done.stderr and "secret-seed" in done.stderr  # for the instructor
+
+
+def test_json_text_a_check_reads_from_the_learner_is_read_within_bounds(tmp_path):
+    """A tool result written as JSON nested 100,000 deep is not JSON to the checks (the lesson's own
+    message, tool_not_json, which quotes it cut short), not a crash of theirs."""
+    path = tmp_path / "day07.py"
+    path.write_text((ROOT / "solutions" / "day07.py").read_text(encoding="utf-8") +
+                    '\n\ndef execute_tool(tool_impl, name, arguments):\n    return "[" * 100_000 + "]" * 100_000\n',
+                    encoding="utf-8")
+    results = json.loads(validate("--file", str(path), "--format", "gradescope", lesson="day07").stdout)
+    outputs = [test["output"] for test in results["tests"] if "TODO 1.2" in test["tags"]]
+    assert outputs and all(output.startswith("execute_tool returned '[[[") for output in outputs), outputs
