@@ -886,3 +886,11 @@ def test_tool_calls_waiting_at_once_are_bounded(load):
     outcome = call(submission, "ask_and_leave", 40, tools=tools)
     release.set()
     assert (outcome.problem, outcome.detail) == ("tools_waiting", str(runner.TOOLS_WAITING_LIMIT))
+
+
+def test_a_tool_result_that_cannot_cross_is_the_tools_failure_not_a_hang(load):
+    """multiply(10**4000, 10**4000) in day01: 8,001 digits, past what JSON may write (Python's
+    int-to-text limit): before, the answer was never sent and the learner's call hung."""
+    submission = load(CONCURRENT)
+    outcome = call(submission, "in_threads", [{"$tool": "Multiply"}], ["x"], tools=lambda name, text: 10**8000)
+    assert (outcome.error or {}).get("type") == "ValueError" and "digits" in outcome.error["message"], outcome

@@ -363,7 +363,9 @@ class Submission:
             if len(repr((args, kwargs))) > TOOL_INPUT_LIMIT:
                 return {"raise": f"tool input too large (over {TOOL_INPUT_LIMIT} characters)",
                         "type": "ValueError"}
-            return {"output": tools(str(message.get("name")), *args, **kwargs)}
+            answer = {"output": tools(str(message.get("name")), *args, **kwargs)}
+            dump(answer)  # a result that can't cross (an int of 5,000 digits) is the tool's failure
+            return answer
         except Exception as error:  # the tool's failure, told to the learner's code as an exception
             return {"raise": str(error.args[0]) if len(error.args) == 1 else str(error),
                     "type": type(error).__name__}
