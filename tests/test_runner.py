@@ -873,7 +873,7 @@ def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
     tools, started, release = blocked_tools()
     submission = load(LEAVES_TOOLS)
     assert call(submission, "ask_and_leave", 30, tools=tools).value == "left"
-    threading.Timer(0.2, release.set).start()  # the running ones end while close() waits for them
+    threading.Timer(0.5, release.set).start()  # the running ones end while close() waits for them
     submission.close()
     time.sleep(1)  # what the queued ones would have used to start
     assert len(started) < 30  # only those that had started: as many as the child's tool threads
