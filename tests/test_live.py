@@ -57,6 +57,17 @@ def test_models_and_errors_over_http(server):
     assert status == 400 and body["error"]["type"] == "invalid_request_error"
     status, body = http(f"{base_url}/nowhere", {})
     assert status == 404 and "error" in body
+    status, body = http(f"{base_url}/chat/completions", b"[" * 100_000)  # nested past any parser
+    assert status == 400 and body["error"]["message"].startswith("We could not parse the JSON body")
+
+
+def test_a_body_the_server_will_not_read_is_refused_at_once(server):
+    """A Content-Length of -1 had the server read until the client hung up; a huge one, that many bytes."""
+    _, base_url = server
+    for length in ("-1", str(10**12)):
+        with socket.create_connection(("127.0.0.1", int(base_url.split(":")[2].split("/")[0])), timeout=10) as sock:
+            sock.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n{{}}".encode())
+            assert sock.recv(4096).startswith(b"HTTP/1.0 400"), length
 
 
 def test_live_runs_the_solution_against_the_server(server):
