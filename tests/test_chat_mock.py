@@ -591,3 +591,29 @@ def test_a_bad_follow_up_names_the_file(tmp_path, follow_up, problem):
     with pytest.raises(ScenarioError, match=problem) as error:
         load_world("day09", path=path)
     assert str(path) in str(error.value)
+
+
+@pytest.mark.parametrize("raw", [
+    "[" * 100_000 + "]" * 100_000,  # past the parser's own stack
+    '{"model": "m", "messages": ' + "[" * 500 + "]" * 500 + "}",  # within it, past what the mock reads
+    '{"model": "m", "messages": [], "n": ' + "9" * 5000 + "}",  # past Python's int conversion limit
+    '{"model": "m", "messages": [{"role": "user", "content": "\\ud800 alone"}]}',  # a lone surrogate
+    b'{"model": "\xff"}',  # not UTF-8
+    "http://[::1",  # not JSON at all
+], ids=["100000 deep", "500 deep", "5000 digits", "lone surrogate", "not UTF-8", "not JSON"])
+def test_bodies_no_parser_can_take_get_the_apis_400_not_a_crash(raw):
+    """Refused as the real API refuses a body it cannot parse (it refuses a lone surrogate as
+    invalid JSON too: https://github.com/anomalyco/opencode/issues/14630)."""
+    status, body = session("one_quote").http("POST", "/v1/chat/completions", raw)
+    assert status == 400 and body["error"]["message"].startswith("We could not parse the JSON body")
+
+
+def test_a_surrogate_pair_is_a_character_not_a_lone_surrogate():
+    chat = session("one_quote")
+    raw = json.dumps({"model": "m", "messages": [{"role": "user", "content": chat.scenario.question + " 😀"}],
+                      "tools": [QUOTE_TOOL]})  # ensure_ascii: the emoji written as \ud83d\ude00
+    assert "\\ud83d\\ude00" in raw and chat.http("POST", "/v1/chat/completions", raw)[0] == 200
+
+
+def test_a_url_that_is_no_url_is_not_found_not_a_crash():
+    assert session("one_quote").http("POST", "http://[::1/v1/chat/completions", "{}")[0] == 404

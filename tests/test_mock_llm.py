@@ -609,3 +609,15 @@ def test_off_format_and_misspelt_are_read_from_scenarios_yaml():
     call = world.scenarios["rough"].turns[0][0]
     assert call.off_format and call.misspelt == "get_wether"
     assert world.scenarios["weather"].turns[0][0].off_format is None
+
+
+@pytest.mark.parametrize("lesson", ["day01", "day02"])
+def test_a_tool_never_builds_a_huge_repetition_in_the_grader(lesson):
+    """The learner's code chooses multiply's arguments: "x" * 60,000 repeated 300,000 times would be
+    18 GB of the grader's memory, built before any check could look at it."""
+    multiply = load_world(lesson).tools["multiply"]
+    assert (multiply(5, 6), multiply("ab", 3), multiply(2.5, 2)) == (30, "ababab", 5.0)
+    with pytest.raises(ValueError, match="result too large"):
+        multiply("x" * 60_000, 300_000)
+    with pytest.raises(ValueError, match="result too large"):
+        multiply(10**7, [0])

@@ -26,10 +26,11 @@ from mock_llm.tools import calculate
 from .lessons import Lesson, LessonError
 from .runner import Outcome, Submission, read_source
 from .wire import Opaque, Record, Unawaited
+from .wire import loads as parse_json  # JSON text of the learner's: ValueError, never a crash, however deep
 
 __all__ = [
     # writing checks
-    "AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "check", "expect", "shown",
+    "AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json", "shown",
     # arguments built in the learner's process
     "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it

@@ -6,6 +6,7 @@ its TODO and points, as exercism's test runner does; report.py turns the results
 from __future__ import annotations
 
 import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -95,14 +96,20 @@ class Collector:
         failure = None
         if report.failed:
             error = call.excinfo.value if call.excinfo else None
-            failure = error if isinstance(error, Fail) else Fail(
-                "check_crashed", detail="".join(traceback.format_exception(error)),
-                type=type(error).__name__, message=str(error))
+            failure = error if isinstance(error, Fail) else _grader_failed(item, error)
         learner = self.learners.get(item.nodeid)
         self.results.append(CheckResult(
             name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
             title=marker.kwargs["title"], passed=not report.failed, failure=failure,
             runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
+
+
+def _grader_failed(item, error: BaseException) -> Fail:
+    """A check that crashed: a bug of the grader's, on what the learner's code sent it, maybe. The
+    report, which the learner reads, names the exception's type only; the traceback (the grader's
+    paths, its values) goes to the grader's stderr, which the instructor reads."""
+    sys.stderr.write(f"reactlings: the check {item.nodeid} crashed:\n{''.join(traceback.format_exception(error))}")
+    return Fail("check_crashed", type=type(error).__name__)
 
 
 def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None) -> Submission:

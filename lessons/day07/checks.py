@@ -7,7 +7,8 @@ Numbers come from `world`, so with another seed every expected value changes.
 import ast
 import json
 
-from validator.checking import Fail, Record, ToolBox, check, completion_arg, expect, registry_arg, shown
+from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, parse_json, registry_arg,
+                                shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -78,7 +79,7 @@ def run_execute_tool(learner, world, name, arguments):
                           tools=toolbox)
     expect(isinstance(result, str), "tool_not_text", got=repr(shown(result)))
     try:
-        return json.loads(result), toolbox.calls
+        return parse_json(result), toolbox.calls
     except ValueError:
         raise Fail("tool_not_json", got=repr(result)) from None
 

@@ -10,7 +10,7 @@ Numbers come from `world`, so with another seed every expected value changes.
 """
 import json
 
-from validator.checking import Fail, ToolBox, check, expect, learner_object, registry_arg, shown
+from validator.checking import Fail, ToolBox, check, expect, learner_object, parse_json, registry_arg, shown
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
 SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
@@ -39,7 +39,7 @@ def content_of(message) -> object:
     """A tool message's content, parsed from JSON (None when it is no JSON text)."""
     content = message.get("content") if isinstance(message, dict) else None
     try:
-        return json.loads(content) if isinstance(content, str) else None
+        return parse_json(content) if isinstance(content, str) else None
     except ValueError:
         return None
 
