@@ -11,6 +11,8 @@ names, zips. Each attack is graded as one class with innocent students before an
 The old code (before these tests) followed links inside the submissions folder, let a name take
 another student's hashed folder, marked a student missing beside a second file of the same stem,
 ended with a traceback on a link loop and printed bidi controls raw; each test says what it did.
+A few it refused already (a FIFO, /dev/zero, a loop inside a folder): kept, as the same mechanism
+now refuses them; on the old code they fail only on naming no file for a student refused.
 """
 from __future__ import annotations
 
@@ -129,7 +131,7 @@ def _link(path: str, target: str):
     ("mal/day06.py", "../amy.py"),  # old: the same, from inside mal's folder
     ("mal", "bea"),  # a student folder that is a link: old: bea's file graded as mal's
     ("mal.py", "mal.py"),  # a link loop: old: RuntimeError traceback (Path.resolve), no gradebook
-    ("mal/day06.py", "day06.py"),  # a loop inside a folder
+    ("mal/day06.py", "day06.py"),  # a loop inside a folder: old: refused already, as a link to nothing
     ("mal.py", "/dev/zero"),  # old: refused already (stat: not a regular file), never read
 ], ids=["to-a-classmate", "inside-a-folder", "folder-is-a-link", "loop", "loop-inside-a-folder", "dev-zero"])
 def test_a_link_is_never_followed(control, tmp_path, path, target):
@@ -225,7 +227,7 @@ def test_names_cannot_reorder_or_redraw_the_instructors_terminal(control, tmp_pa
 
     def attack(subs: Path) -> None:
         for name in names:
-            (subs / name).symlink_to("amy.py")  # refused, so named in the problems on the terminal
+            shutil.copy(TEMPLATE, subs / name)  # untouched templates, so named in a flag on the terminal
     graded, done = attacked(tmp_path, attack)
     innocents_untouched(control, graded)
     printed = done.stdout + done.stderr

@@ -228,7 +228,8 @@ def _entry(item: Path, student: str, folder: str, notes: list[str], submissions:
 def _flag_hard_links(entries: list[Entry], lang: str) -> None:
     """Two students whose files are one file on disk (a hard link: either name may be the first)
     are each flagged with the other. Each is graded on the bytes it holds, read once: a hard link
-    leads to no file but one its maker could already read and write."""
+    leads to no file but one its maker could already read and write (fs.protected_hardlinks, on
+    by default in Linux), so it can do no more than a copy."""
     names: dict[tuple[int, int], list[str]] = {}
     for entry in entries:
         if entry.inode:
