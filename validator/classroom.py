@@ -375,7 +375,7 @@ def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -
                 destination = target / name
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 destination.write_bytes(bundle.read(members[name]))
-    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError) as error:
+    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError, ValueError) as error:
         return None, say("class_bad_zip", lang, problem=printable_name(str(error)))
     return exercise_file(target, lesson, lang)
 
