@@ -226,8 +226,8 @@ def _entry(item: Path, student: str, folder: str, notes: list[str], submissions:
 
 
 def _flag_hard_links(entries: list[Entry], lang: str) -> None:
-    """Two students whose files are one file on disk (a hard link: either name may be the first)
-    are each flagged with the other. Each is graded on the bytes it holds, read once: a hard link
+    """Students whose files are one file on disk (hard links: any name may be the first) are each
+    flagged, with all their names. Each is graded on the bytes it holds, read once: a hard link
     leads to no file but one its maker could already read and write (fs.protected_hardlinks, on
     by default in Linux), so it can do no more than a copy."""
     names: dict[tuple[int, int], list[str]] = {}
@@ -235,9 +235,8 @@ def _flag_hard_links(entries: list[Entry], lang: str) -> None:
         if entry.inode:
             names.setdefault(entry.inode, []).append(entry.student)
     for entry in entries:
-        others = [name for name in names.get(entry.inode, []) if name != entry.student]
-        if others:
-            entry.notes.append(say("class_flag_hard_link", lang, others=", ".join(others)))
+        if len(names.get(entry.inode, [])) > 1:
+            entry.notes.append(say("class_flag_hard_link", lang, names=", ".join(names[entry.inode])))
 
 
 def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
