@@ -76,7 +76,7 @@ STATUS_NAMES = {"graded": "class_status_graded", "syntax error": "class_status_s
 @dataclass
 class Entry:
     """One student's submission as found: the file to grade, or why there is none."""
-    student: str  # the name, printable: a file name's undecodable bytes as \\xff escapes
+    student: str  # the name, printable (undecodable bytes as \\xff); one of several under a name: the file's (distinct_name)
     folder: str  # theirs under students/ (folder_names)
     shown: str = ""  # the file graded, as SUBMISSIONS names it
     path: Path | None = None  # the private copy graded (staging/FOLDER/day06.py), as the jailed child sees it
@@ -131,17 +131,16 @@ def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path
             ignored.append(printable_name(item.name))
         else:
             found[item.name] = name
-    owners = Counter(same_name(name) for name in found.values())
-    clashes: dict[str, list[str]] = {}  # same_name -> the files, as shown
+    under_name: dict[str, list[str]] = {}  # the files under each name, as a reader takes it (same_name)
     for file, name in found.items():
-        if owners[same_name(name)] > 1:
-            clashes.setdefault(same_name(name), []).append(distinct_name(file))
+        under_name.setdefault(same_name(name), []).append(file)
     folders = folder_names(found)
     entries = []
     for file, name in found.items():
-        clash = clashes.get(same_name(name))
+        files = under_name[same_name(name)]
+        clash = len(files) > 1
         student = distinct_name(file) if clash else printable_name(name)
-        notes = [say("class_flag_clash", lang, files=", ".join(clash))] if clash else []
+        notes = [say("class_flag_clash", lang, files=", ".join(map(distinct_name, files)))] if clash else []
         entries.append(_entry(submissions / file, student, folders[file], notes, submissions, lesson,
                               staging / folders[file], lang))
     _flag_hard_links(entries, lang)
