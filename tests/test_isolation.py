@@ -14,6 +14,7 @@ Linux with namespaces only (see validator/jail.py); elsewhere these tests are sk
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -280,7 +281,11 @@ def test_a_class_run_holds_as_well(tmp_path):
     assert found["read_the_solution"].startswith("read_the_solution; secrets read: 0; files read: []")
     assert found["steal_secrets"].startswith("steal_secrets; secrets: []; traced: []")
     assert int(re.search(r"pids seen: (\d+)", found["steal_secrets"]).group(1)) <= 2
-    assert found["write_everywhere"] == "write_everywhere; written: ['/tmp/reactlings-was-here']"
+    # Only in its own scratch /tmp, gone with it: the gradebooks' path under /tmp is there too, as
+    # nothing of the grader's (each student's copy lies elsewhere), so its results.json is written
+    # in the scratch; the real one holds its score 0 (above).
+    written = ast.literal_eval(found["write_everywhere"].split("written: ", 1)[1])
+    assert "/tmp/reactlings-was-here" in written and all(path.startswith("/tmp/") for path in written), written
     assert "connected" not in found["phone_home"] and connections == []
     everything = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
     assert SECRET_KEY not in everything + done.stdout + done.stderr and SEED not in everything

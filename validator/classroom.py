@@ -42,11 +42,12 @@ import sys
 import tempfile
 import time
 import tokenize
+import unicodedata
 import urllib.parse
 import zipfile
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -81,13 +82,19 @@ STATUS_NAMES = {"graded": "class_status_graded", "syntax error": "class_status_s
 @dataclass
 class Entry:
     """One student's submission as found: the file to grade, or why there is none."""
-    student: str  # the name, printable: a file name's undecodable bytes as \\xff escapes
+    student: str  # the name, printable (undecodable bytes as \\xff); one of several under a name: the file's (distinct_name)
     folder: str  # theirs under students/ (folder_names)
     shown: str = ""  # the file graded, as SUBMISSIONS names it
-    path: Path | None = None  # where it is read and graded: a real path, as the jailed child sees it
+    path: Path | None = None  # the private copy graded (staging/FOLDER/day06.py), as the jailed child sees it
     digest: str = ""  # of its bytes, for the key
-    problem: str = ""  # why there is nothing to grade: missing, unreadable, bad zip, duplicate name
-    note: str = ""  # which of several candidate files was chosen
+    problem: str = ""  # why there is nothing to grade: missing, unreadable, a link, bad zip
+    flags: list[str] = field(default_factory=list)  # reasons to look at it: a clash of names, a hard link
+    notes: list[str] = field(default_factory=list)  # what was chosen: which of several files
+    inode: tuple[int, int] | None = None  # (device, inode) of the file read: hard links are one file
+
+
+class Refused(Exception):
+    """A file the grader won't read, and why (a message for the instructor)."""
 
 
 # ---------------------------------------------------------------- finding the submissions
@@ -116,27 +123,41 @@ def _holds_more_than_gradebooks(target: Path) -> bool:
 
 def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path,
                      lang: str) -> tuple[list[Entry], list[str]]:
-    """Each student's submission (zips unpacked in `staging`), and the names of the entries that are
-    no submission (ignored)."""
-    found: dict[str, list[Path]] = {}
+    """Each student's submission, its file copied into a private folder of its own in `staging`
+    (staging/FOLDER), and the names of the entries that are no submission (ignored). Each entry
+    is one student's: several under one name (bob.py and bob.zip, Ann and ann) are each graded,
+    under their file's name, and flagged; two that are one file on disk (hard links) are flagged."""
+    found: dict[str, str] = {}  # file name in SUBMISSIONS -> student name
     ignored = []
+    gradebooks = out.resolve()
     for item in sorted(submissions.iterdir()):
-        if item.resolve() == out.resolve():  # the gradebooks, kept among them in a folder of their own
+        if not item.is_symlink() and item.resolve() == gradebooks:  # kept among them in a folder of their own
             continue
         name = student_name(item)
         if name is None:
             ignored.append(printable_name(item.name))
         else:
-            found.setdefault(name, []).append(item)
-    folders = folder_names(list(found))
-    return [_entry(name, items, folders[name], submissions, lesson, staging, lang)
-            for name, items in found.items()], ignored
+            found[item.name] = name
+    under_name: dict[str, list[str]] = {}  # the files under each name, as a reader takes it (same_name)
+    for file, name in found.items():
+        under_name.setdefault(same_name(name), []).append(file)
+    folders = folder_names(found)
+    entries = []
+    for file, name in found.items():
+        files = under_name[same_name(name)]
+        clash = len(files) > 1
+        student = distinct_name(file) if clash else printable_name(name)
+        flags = [say("class_flag_clash", lang, files=", ".join(map(distinct_name, files)))] if clash else []
+        entries.append(_entry(submissions / file, student, folders[file], flags, submissions, lesson,
+                              staging / folders[file], lang))
+    _flag_hard_links(entries, lang)
+    return entries, ignored
 
 
 def student_name(item: Path) -> str | None:
     """Whose submission `item` is: its name without .py or .zip (any case), a folder's name. None
-    for a hidden file or any other file. What can't be opened (a broken link, a FIFO) is a
-    student's too, said to be unreadable, never dropped without a word."""
+    for a hidden file or any other file. What can't be opened (a link to a folder, a FIFO) is a
+    student's too, said to be refused, never dropped without a word."""
     if item.name.startswith("."):
         return None
     if item.suffix.lower() in (".py", ".zip"):
@@ -146,66 +167,90 @@ def student_name(item: Path) -> str | None:
 
 def printable_name(name: str) -> str:
     """A file name as text any output can hold: undecodable bytes as \\xff, control characters
-    escaped."""
+    (bidi ones too) escaped."""
     return clean(os.fsencode(name).decode("utf-8", "backslashreplace"), None)
 
 
-def folder_names(names: list[str]) -> dict[str, str]:
-    """Each student's folder under students/: the name itself when it is a safe file name that no
-    other student's equals but for case (one folder, where case doesn't count); else the name made
-    safe plus a hash of it ("bob smith" → bob_smith-3f2a9c1e, beside "bob_smith"). The same names
-    give the same folders on every run."""
-    safe = {name: re.sub(r"[^\w.@+-]", "_", name) for name in names}
-    plain = Counter(name.casefold() for name in names if safe[name] == name)
-    return {name: name if safe[name] == name and plain[name.casefold()] == 1
-            else f"{safe[name][:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:8]}" for name in names}
+def distinct_name(name: str) -> str:
+    """A file name as printable ASCII that no other name shares: every character beyond ASCII
+    escaped, so names that look alike (José in NFC and in NFD) read differently."""
+    return name.encode("unicode_escape").decode("ascii")
 
 
-def _entry(name: str, items: list[Path], folder: str, submissions: Path, lesson: Lesson, staging: Path,
-           lang: str) -> Entry:
-    student = printable_name(name)
-    if len(items) > 1:
-        return Entry(student, folder, problem=say("class_duplicate", lang, files=", ".join(
-            printable_name(item.name) for item in items)))
-    path, note, shown = _locate(items[0], submissions, lesson, staging / "unzipped" / folder, lang)
-    if path is None:
-        return Entry(student, folder, problem=note)
-    path = path.resolve()
-    try:
-        source = path.read_bytes()
-    except OSError as error:
-        return Entry(student, folder, problem=say("class_unreadable", lang, file=shown, problem=error.strerror))
-    if path.suffix != ".py":  # kate.PY: Python imports a file by that name only, so a copy is graded
-        path = staging / "copies" / folder / lesson.exercise.name
-        path.parent.mkdir(parents=True)
-        path.write_bytes(source)
-    return Entry(student, folder, shown, path, hashlib.sha256(source).hexdigest(), note=note)
+def same_name(name: str) -> str:
+    """What two names have in common when they differ only by case or Unicode normalisation:
+    one student's name to anyone reading it (Unicode's compatibility caseless match, D146)."""
+    nf = unicodedata.normalize
+    return nf("NFKD", nf("NFKD", nf("NFD", name).casefold()).casefold())
 
 
-def _locate(item: Path, submissions: Path, lesson: Lesson, unzipped: Path,
-            lang: str) -> tuple[Path | None, str, str]:
-    """The file to grade of one submission, a note (why there is none, or which of several files
-    was chosen), and the file's name in the submissions folder."""
+def folder_names(found: dict[str, str]) -> dict[str, str]:
+    """Each submission's folder under students/, by its file name in SUBMISSIONS (`found`: file
+    name -> student name): the student's name when it is a safe file name, in NFC, that no other
+    student's equals but for case or normalisation; else the file's name made safe, a "~" (that no
+    name used as it is holds) and a hash of the file's name: "bob smith.py" -> bob_smith.py~3f2a9c1e0b7d4a55.
+    File names are unique in a folder and 64 bits of hash can't be matched on purpose, so no
+    student can name themselves into another's folder. The same names give the same folders."""
+    owners = Counter(same_name(name) for name in found.values())
+    folders = {}
+    for file, name in found.items():
+        plain = not UNSAFE.search(name) and unicodedata.is_normalized("NFC", name) and owners[same_name(name)] == 1
+        hashed = UNSAFE.sub("_", file)[:64] + "~" + hashlib.sha256(os.fsencode(file)).hexdigest()[:16]
+        folders[file] = name if plain else hashed
+    return folders
+
+
+UNSAFE = re.compile(r"[^\w.@+-]")  # what a name must not hold to be a folder's name as it is
+
+
+def _entry(item: Path, student: str, folder: str, flags: list[str], submissions: Path, lesson: Lesson,
+           private: Path, lang: str) -> Entry:
+    """One student's entry: the file chosen, vetted and read (never through a link), and copied
+    into `private`, a folder of theirs alone."""
     shown = printable_name(item.name)
-    refusal = _unsafe(item, submissions, shown, lang)
-    if refusal:
-        return None, refusal, shown
-    if item.is_dir():
-        path, note = exercise_file(item, lesson, lang, root=submissions)
-        return path, note, printable_name(path.relative_to(submissions).as_posix()) if path else shown
-    if item.suffix.lower() == ".zip":
-        path, note = _unzip(item, unzipped, lesson, lang)
-        return path, note, f"{shown}:{printable_name(path.relative_to(unzipped).as_posix())}" if path else shown
-    refusal = _ungradable(item, shown, lang)
-    return (None, refusal, shown) if refusal else (item, "", shown)
+    private.mkdir()
+    try:
+        mode = _vetted(item, shown, lang, entry=True).st_mode
+        if stat.S_ISDIR(mode):
+            path, note = exercise_file(item, lesson, lang, root=submissions)
+            shown = printable_name(path.relative_to(submissions).as_posix()) if path else shown
+        elif item.suffix.lower() == ".zip":
+            unzipped = private / "unzipped"
+            path, note = _unzip(item, shown, unzipped, lesson, lang)
+            shown = f"{shown}:{printable_name(path.relative_to(unzipped).as_posix())}" if path else shown
+        else:
+            path, note = item, ""
+        if path is None:
+            raise Refused(note)
+        source, info = read_submitted(path, shown, lang)
+    except Refused as refusal:
+        return Entry(student, folder, shown, problem=str(refusal), flags=flags)
+    copy = private / lesson.exercise.name  # kate.PY too: Python imports a file by a .py name only
+    copy.write_bytes(source)
+    return Entry(student, folder, shown, copy, hashlib.sha256(source).hexdigest(), flags=flags,
+                 notes=[note] if note else [], inode=(info.st_dev, info.st_ino))
+
+
+def _flag_hard_links(entries: list[Entry], lang: str) -> None:
+    """Students whose files are one file on disk (hard links: any name may be the first) are each
+    flagged, with all their names. Each is graded on the bytes it holds, read once: a hard link
+    leads to no file but one its maker could already read and write (fs.protected_hardlinks, on
+    by default in Linux), so it can do no more than a copy."""
+    names: dict[tuple[int, int], list[str]] = {}
+    for entry in entries:
+        if entry.inode:
+            names.setdefault(entry.inode, []).append(entry.student)
+    for entry in entries:
+        if len(names.get(entry.inode, [])) > 1:
+            entry.flags.append(say("class_flag_hard_link", lang, names=", ".join(names[entry.inode])))
 
 
 def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
                   root: Path | None = None) -> tuple[Path | None, str]:
     """The file to grade in a handed-in folder or repository, and a note: why there is none, or,
     when it was chosen among several real candidates, "several candidate files: graded X". Files
-    are named by their path in `root` (default: `folder`), and links may lead anywhere in it, not
-    out. Gradescope's run_autograder can grade through it too.
+    are named by their path in `root` (default: `folder`); no link is followed, to a file or a
+    folder. Gradescope's run_autograder can grade through it too.
 
     The candidates are the files named as the lesson's exercise, at any depth, else every .py file;
     none in a hidden folder (.git, .venv) or __MACOSX. Among several, the kit's own lessons/ (a
@@ -219,12 +264,12 @@ def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
     chosen = min(candidates, key=lambda name: (name.count("/"), name))
     if len(candidates) > 1 and not _named_as_exercise(chosen, lesson):
         return None, say("class_several_py", lang, file=lesson.exercise.name)
-    root = root or folder
     path = folder / chosen
-    shown = printable_name(path.relative_to(root).as_posix())
-    refusal = _unsafe(path, root, shown, lang) or _ungradable(path, shown, lang)
-    if refusal:
-        return None, refusal
+    shown = printable_name(path.relative_to(root or folder).as_posix())
+    try:
+        _vetted(path, shown, lang)
+    except Refused as refusal:
+        return None, str(refusal)
     return path, say("class_flag_several", lang, file=shown) if len(candidates) > 1 else ""
 
 
@@ -263,57 +308,80 @@ def _likely(candidates: list[str], folder: Path, lesson: Lesson) -> list[str]:
 
 
 def _is_template(path: Path, template: str) -> bool:
-    try:  # only a regular file of an exercise's size is read: a FIFO would never answer
-        return path.is_file() and path.stat().st_size <= FILE_LIMIT and code_shape(read_source(path)) == template
-    except OSError:
+    try:  # read as Python reads it: a BOM or a `# coding:` line chooses the encoding
+        source, _ = read_submitted(path, "", "en")
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+    except (Refused, SyntaxError, UnicodeDecodeError, LookupError):  # unreadable: no template
         return False
+    return code_shape(text) == template
 
 
-def _unsafe(path: Path, root: Path, shown: str, lang: str) -> str:
-    """Why the grader won't open `path`, or "": a broken link, a FIFO or device (reading it could
-    wait for ever), a link out of `root` (to a file that may be the instructor's)."""
+def _vetted(path: Path, shown: str, lang: str, entry: bool = False) -> os.stat_result:
+    """What `path` itself is (lstat: no link followed), if the grader may read it: a regular file
+    of at most FILE_LIMIT bytes; or, a student's entry in SUBMISSIONS (`entry`), a folder or a
+    file of any size (a zip holds more than its exercise). Else Refused, with why: a link (even to
+    a classmate's file inside the submissions folder), a FIFO or device (reading it could wait for
+    ever), too large."""
     try:
-        mode = path.stat().st_mode
+        info = os.lstat(path)
     except OSError as error:
-        if path.is_symlink():
-            return say("class_broken_link", lang, file=shown)
-        return say("class_unreadable", lang, file=shown, problem=error.strerror)
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        return say("class_not_a_file", lang, file=shown)
-    if not path.resolve().is_relative_to(root.resolve()):
-        return say("class_link_outside", lang, file=shown)
-    return ""
+        raise Refused(say("class_unreadable", lang, file=shown, problem=error.strerror)) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise Refused(say("class_link", lang, file=shown))
+    if stat.S_ISDIR(info.st_mode) and entry:
+        return info
+    if not stat.S_ISREG(info.st_mode):
+        raise Refused(say("class_not_a_file", lang, file=shown))
+    if info.st_size > FILE_LIMIT and not entry:
+        raise Refused(say("class_too_large", lang, file=shown, size=f"{info.st_size / 2 ** 20:.1f}",
+                          limit=FILE_LIMIT // 2 ** 20))
+    return info
 
 
-def _ungradable(path: Path, shown: str, lang: str) -> str:
-    """Why a file that can be read is no exercise to grade, or "": not Python (a link to a .txt),
-    or far too large for one."""
-    if path.resolve().suffix.lower() != ".py":
-        return say("class_not_python", lang, file=shown)
-    size = path.stat().st_size
-    if size > FILE_LIMIT:
-        return say("class_too_large", lang, file=shown, size=f"{size / 2 ** 20:.1f}", limit=FILE_LIMIT // 2 ** 20)
-    return ""
+# Opening never follows a link nor waits on a FIFO put in the vetted file's place meanwhile.
+_OPENING = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-def _unzip(archive: Path, target: Path, lesson: Lesson, lang: str) -> tuple[Path | None, str]:
-    """The exercise file of a zip, chosen as in a folder. Only the candidates are unpacked (what
-    else a zipped repository holds, such as its .git, is no concern), and nothing outside `target`."""
+def read_submitted(path: Path, shown: str, lang: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a handed-in file and what it is, read only once vetted (_vetted), from the
+    very file vetted, and never more than FILE_LIMIT bytes of it, whatever it grew to."""
+    _vetted(path, shown, lang)
     try:
-        with zipfile.ZipFile(archive) as bundle:
+        with open(os.open(path, _OPENING), "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):  # it changed since it was vetted
+                raise Refused(say("class_not_a_file", lang, file=shown))
+            source = file.read(FILE_LIMIT + 1)
+    except OSError as error:
+        raise Refused(say("class_unreadable", lang, file=shown, problem=error.strerror)) from None
+    if len(source) > FILE_LIMIT:
+        raise Refused(say("class_too_large", lang, file=shown, size=f"> {FILE_LIMIT / 2 ** 20:.1f}",
+                          limit=FILE_LIMIT // 2 ** 20))
+    return source, info
+
+
+def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -> tuple[Path | None, str]:
+    """The exercise file of a zip, chosen as in a folder. Only the candidates are unpacked (what
+    else a zipped repository holds, such as its .git, is no concern), nothing outside `target`, and
+    no link: a candidate that is one (symlink mode bits) refuses the zip."""
+    try:
+        with open(os.open(archive, _OPENING), "rb") as file, zipfile.ZipFile(file) as bundle:
             members = {member.filename: member for member in bundle.infolist() if not member.is_dir()}
             for name in members:
                 if Path(name).is_absolute() or ".." in Path(name).parts:
                     return None, say("class_zip_unsafe", lang, name=repr(printable_name(name)))
             candidates = _candidates(sorted(members), lesson)
+            for name in candidates:
+                if stat.S_IFMT(members[name].external_attr >> 16) not in (0, stat.S_IFREG):
+                    return None, say("class_zip_link", lang, zip=shown, name=printable_name(name))
             if sum(members[name].file_size for name in candidates) > ZIP_LIMIT:
                 return None, say("class_zip_too_big", lang, limit=ZIP_LIMIT // 2 ** 20)
             for name in candidates:
                 destination = target / name
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 destination.write_bytes(bundle.read(members[name]))
-    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError) as error:
-        return None, say("class_bad_zip", lang, problem=str(error))
+    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError, ValueError) as error:
+        return None, say("class_bad_zip", lang, problem=printable_name(str(error)))
     return exercise_file(target, lesson, lang)
 
 
@@ -549,9 +617,9 @@ def lesson_version(lesson: Lesson) -> str:
 
 
 def submission_key(entry: Entry, version: str, seed: int, lang: str) -> str:
-    """What a student's outputs are made of: their file, its name in the feedback, the lesson and
-    grader (version), the seed, the language."""
-    return hashlib.sha256(f"{entry.digest}\0{entry.shown}\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
+    """What a student's outputs are made of: their file, their name and its name in the feedback,
+    the lesson and grader (version), the seed, the language."""
+    return hashlib.sha256(f"{entry.digest}\0{entry.student}\0{entry.shown}\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
 
 
 # ---------------------------------------------------------------- flags for the instructor
@@ -604,7 +672,8 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
         flags = [say("class_flag_reference", lang)] if shape and shape == reference else []
         flags += [say("class_flag_markers", lang)] if record.get("markers") else []
         notes = [say("class_flag_template", lang)] if shape == template else []
-        notes += [entry.note] if entry.note else []
+        flags += entry.flags
+        notes += entry.notes
         for reasons, kept in ((flags, flagged), (notes, noted)):
             for reason in reasons:
                 kept.setdefault(entry.folder, []).append(reason)
