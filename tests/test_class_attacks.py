@@ -68,7 +68,7 @@ def grade(subs: Path, out: Path) -> subprocess.CompletedProcess:
 def by_file(out: Path) -> dict[str, dict]:
     """Each student's record (grades.json), by the file graded or handed in, with its grades.csv
     row (without the measured seconds) and its outputs' bytes."""
-    with (out / "grades.csv").open(encoding="utf-8") as table:
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:
         rows = {row["student"]: {k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(table)}
     found = {}
     for record in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]:
@@ -267,5 +267,5 @@ def test_grade_refuses_to_grade_unjailed_unless_allowed(tmp_path):
                              timeout=600)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert "warning: isolation turned off" in allowed.stderr
-    with (tmp_path / "out" / "grades.csv").open(encoding="utf-8") as table:
+    with (tmp_path / "out" / "grades.csv").open(encoding="utf-8-sig") as table:
         assert len(list(csv.DictReader(table))) == len(INNOCENTS)
