@@ -30,6 +30,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from validator import jail
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
 FILES = sorted(CORPUS.glob("*/*.py"))  # tests/submissions/<lesson>/<file>.py
@@ -184,8 +186,9 @@ def test_a_class_run_grades_every_file_as_a_single_run_does(lesson, tmp_path):
     """`validate.py grade` (warm workers, children forked from a fork server, one pytest session
     for many files) gives every student the very report `validate.py --file` gives."""
     out = tmp_path / "grades"
-    done = subprocess.run([sys.executable, "validate.py", "grade", lesson, str(CORPUS / lesson), "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True)
+    unjailed = ["--allow-unisolated"] if jail.unavailable_reason() else []  # the jail is not what is tried here
+    done = subprocess.run([sys.executable, "validate.py", "grade", lesson, str(CORPUS / lesson), "--out", str(out),
+                           *unjailed], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     for path in sorted((CORPUS / lesson).glob("*.py")):
         in_class = json.loads((out / "students" / path.stem / "results.json").read_text(encoding="utf-8"))
