@@ -107,7 +107,11 @@ class Collector:
 def _grader_failed(item, error: BaseException) -> Fail:
     """A check that crashed: a bug of the grader's, on what the learner's code sent it, maybe. The
     report, which the learner reads, names the exception's type only; the traceback (the grader's
-    paths, its values) goes to the grader's stderr, which the instructor reads."""
+    paths, its values) goes to the grader's stderr, which the instructor reads. A lesson's own
+    error (a check that builds a type lesson.yaml does not declare) is said whole: its author
+    reads it, and it holds nothing of the grader's."""
+    if isinstance(error, LessonError):
+        return Fail("check_lesson_error", message=str(error))
     sys.stderr.write(f"reactlings: the check {item.nodeid} crashed:\n{''.join(traceback.format_exception(error))}")
     return Fail("check_crashed", type=type(error).__name__)
 
