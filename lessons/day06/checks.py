@@ -307,8 +307,12 @@ def test_ignores_made_up_observation(learner, world):
     expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up")
     # and the answer it goes on to build on that invention: a parser that looks for it first, before
     # cutting, returns it and the tool never runs
-    reply += "\n" + answer_text("I now know the final answer.", f"{expression} = {made_up}")
-    expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up_answer")
+    answer = "\n" + answer_text("I now know the final answer.", f"{expression} = {made_up}")
+    expect_parsed(learner, reply + answer, (thought, "Calculator", expression), key="parse_made_up_answer")
+    # the answer straight after the request, with no Observation line to cut at: only a parser that
+    # ends the reply at its Action Input line, as the lesson says, runs the tool
+    request = request_text(thought, "Calculator", expression)
+    expect_parsed(learner, request + answer, (thought, "Calculator", expression), key="parse_answer_after_request")
 
 
 @check("3.1", points=1, en="two Action blocks in one reply: the first one counts",
