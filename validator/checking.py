@@ -37,7 +37,7 @@ __all__ = [
     "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
     "sees_question", "written_after_request",
     # checks more than one lesson makes
-    "expect_format_explained",
+    "expect_format_explained", "glued_on",
 ]
 
 
@@ -56,6 +56,20 @@ def expect_format_explained(first: str, later: str, parts: list[str]) -> None:
     for prompt, key in ((first, "prompt_format_missing"), (instructions, "prompt_dropped_format")):
         for label in FORMAT_LABELS:
             expect(re.search(re.escape(label).replace(":", r"\**\s*[:：]"), prompt), key, line=label)
+
+
+GLUED_LABEL = re.compile(r"(?:Thought|Action|Observation|Final[ _]?Answer|Question)\s*\**\s*[:：]", re.IGNORECASE)
+
+
+def glued_on(observation: str, result: str) -> str | None:
+    """The line of a step's Observation, as a model reads it, when the next label is glued onto the
+    tool's result (`35°CThought: …`: a step written without its newline): the model reads that
+    Thought as part of the result. None when the result ends its Observation's line."""
+    at = observation.find(result)
+    rest = observation[at + len(result):] if at >= 0 else ""
+    if not GLUED_LABEL.match(rest.lstrip(" \t*")):
+        return None
+    return result + rest.split("\n", 1)[0]
 
 
 LOAD_FAILURE = "the file does not load"  # the cause of every failure when the file can't load

@@ -9,7 +9,7 @@ import re
 import unicodedata
 
 from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text,
-                                calculate, check, expect, expect_format_explained, first_number, imagined,
+                                calculate, check, expect, expect_format_explained, first_number, glued_on, imagined,
                                 read_final, read_request, read_steps, request_text, sees_question, shown,
                                 steps_arg, tools_arg, written_after_request)
 
@@ -168,6 +168,8 @@ def test_prompt_has_history_in_order(learner, world):
     for number, step in enumerate(steps, start=1):
         if not (readable := new_reads(prompt, first, step)):
             raise unreadable_step(prompt, number, step)
+        glued = glued_on(readable[-1].observation, step["observation"])
+        expect(glued is None, "prompt_step_glued", number=number, line=glued)
         positions.append(readable[-1].line)
     expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
 
