@@ -190,7 +190,7 @@ OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation
 def test_cut_any_spelling(learner, world):
     v = world.scenarios["calculator"].values
     rng = random.Random(f"day05:cut:{world.seed}")
-    for spelling in rng.sample(OBSERVATION_SPELLINGS, 4):
+    for spelling in rng.sample(OBSERVATION_SPELLINGS, len(OBSERVATION_SPELLINGS)):  # every one, every seed
         a, b = rng.randint(2, 40), rng.randint(2, 12)
         expression = f"{a} + {b} * {v['c']}"
         reply = (request_text(f"I need to calculate {expression}.", "Calculator", expression) + "\n"
