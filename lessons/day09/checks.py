@@ -28,6 +28,8 @@ def run_conversation(learner, world, scenario, questions=None, **options):
         raise
     explain_rejection(run)
     expect(run.exchanges, "no_request")
+    asked = any((e.response or {}).get("choices", [{}])[0].get("message", {}).get("tool_calls") for e in run.exchanges)
+    expect(run.tool_calls or not asked, "tool_impl_not_kept")  # the tools it was given never ran: its own did
     answers = run.answer
     expect(isinstance(answers, list) and len(answers) == len(follow) + 1, "answers_wrong",
            count=len(follow) + 1, got=shown(answers))
@@ -105,6 +107,12 @@ def test_first_request(learner, world):
     ok = (len(messages) == 2 and messages[0].get("role") == "system" and text(messages[0]).strip()
           and messages[1].get("role") == "user" and text(messages[1]) == question)
     expect(ok, "first_request_wrong", got=roles(messages), question=question)
+
+
+@check("1.1", points=1, en="keeps the tool_impl it is given: those are the tools that run",
+       zh="保存传入的 tool_impl：运行的就是这些工具")
+def test_keeps_tool_impl(learner, world):
+    run_conversation(learner, world, "there", questions=[])
 
 
 @check("1.1", points=1, en="a fresh session does not see the conversation before it",
