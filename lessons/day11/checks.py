@@ -199,6 +199,16 @@ def test_each_result_under_its_id(learner, world):
     expect_answered(world, calls, messages)
 
 
+@check("2.1", points=1, en="the messages in the order of the calls, not the order they end in",
+       zh="消息按调用的顺序排列，而不是按它们结束的顺序")
+def test_messages_in_call_order(learner, world):
+    calls = mock_calls(world, "screen")  # at every seed, an order the calls never end in
+    messages, _ = run_calls(learner, world, calls)
+    expect_answered(world, calls, messages)
+    expect([m.get("tool_call_id") for m in messages] == [c["id"] for c in calls], "messages_out_of_order",
+           count=len(calls))  # which order they came in is the machine's timing: not in the report
+
+
 @check("2.1", points=1, en="a call that fails gets its error; the nine others still get their results",
        zh="失败的调用得到它的错误；其余九个照样得到结果")
 def test_failure_stays_in_its_call(learner, world):
