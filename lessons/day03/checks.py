@@ -581,14 +581,15 @@ def expect_number(learner, expression: str):
 
 def expect_refused(learner, expression: str):
     """calculator(expression) refuses it: raises ValueError with a reason."""
-    judge_refusal(expression, *call_or_raised(learner, "calculator", expression))
+    judge_refusal(learner, expression, *call_or_raised(learner, "calculator", expression))
 
 
-def judge_refusal(expression: str, got, failure):
+def judge_refusal(learner, expression: str, got, failure):
     if failure is None and isinstance(got, str) and ERROR_WORDS.search(got):
         raise Fail("refusal_returned", expression=expression, got=repr(got))
-    if failure is None:
-        raise Fail("code_ran", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
+    if failure is None:  # "eval() runs anything" is said to a file that has an eval() or exec()
+        key = "code_ran" if eval_calls(learner.syntax_tree()) else "code_accepted"
+        raise Fail(key, expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
     kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
     expect(kind == "ValueError" and message.strip(), "refusal_not_valueerror", detail=failure.detail,
            expression=expression, type=kind, message=message)
@@ -639,7 +640,7 @@ def test_refuses_huge_powers(learner, world):
         if failure is None and isinstance(got, (int, float)) and not isinstance(got, bool):
             raise Fail("power_returned", expression=expression,
                        got=f"a number of {len(str(got))} digits" if isinstance(got, int) else shown(got))
-        judge_refusal(expression, got, failure)
+        judge_refusal(learner, expression, got, failure)
 
 
 @check("1.5", points=1, en="division by zero: ValueError saying so, not a crash",
