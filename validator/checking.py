@@ -191,6 +191,16 @@ class AgentRun:
     def model_said(self, text: str) -> bool:
         return any(text in exchange.texts(0)[1] for exchange in self.exchanges)
 
+    def returned_last_round(self, decision: dict) -> bool:
+        """Whether the run returned what its last round gave (the tool's result, or a part of the
+        model's decision asking for it), not a message of the loop's own: a loop that stopped one
+        call early with its fallback did not return "before the final answer"."""
+        if not isinstance(self.answer, str) or not self.answer.strip():
+            return True
+        text = self.answer.strip()
+        outputs = [str(c.output).strip() for c in self.tool_calls if c.round == len(self.exchanges)]
+        return text in outputs or text in str(decision)
+
     def expect_from_model(self, expected: str, answer: object = None) -> None:
         """An answer (the run's, or one of a conversation's) that holds `expected` must have it from
         the model, which says it only once the loop has fed it the tools' results: not from code
