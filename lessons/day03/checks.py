@@ -526,6 +526,15 @@ def test_wrong_type_not_called(learner, world):
     expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
            got=shown(output), value=as_json(word))
     expect_failure(result, "send_message", arguments, "urgent")
+    # a call is seen by what it does: split_bill with people as text raises TypeError, and that
+    # error in the failure means the function ran before its arguments were checked
+    v = values(world)
+    arguments = {"total": v["total"] + 0.5, "people": str(v["people"]), "tip_percent": v["tip"]}
+    result = result_of(learner, "split_bill", arguments)
+    error = str(result.fields.get("error"))
+    expect(not re.search(r"unsupported operand|TypeError", error), "tool_ran_unchecked", name="split_bill",
+           arguments=as_json(arguments), got=shown(result))
+    expect_failure(result, "split_bill", arguments, "people")
 
 
 @check("1.4", points=1, en="an unknown argument: a failure that names it", zh="多出不认识的参数：失败结果里点出它的名字")
