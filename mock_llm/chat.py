@@ -117,8 +117,12 @@ def check_request(body) -> tuple[list[dict], dict[str, dict]]:
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty array of message objects.", param="messages")
     for i, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
-            role = message.get("role") if isinstance(message, dict) else message
+        if not isinstance(message, dict):  # a bare string: the API wants an object, not a role
+            raise _wrong_type(f"messages[{i}]", "an object", message)
+        if "role" not in message:
+            raise _missing(f"messages[{i}].role")
+        if message.get("role") not in ROLES:
+            role = message.get("role")
             raise RequestError(f"Invalid value: {role!r}. Supported values are: "
                                f"{', '.join(repr(r) for r in ROLES)}.", param=f"messages.[{i}].role",
                                code="invalid_value")

@@ -216,6 +216,19 @@ def test_tool_calls_sent_back_are_checked_like_the_api(change, message, param, c
     assert body["error"] == {"message": message, "type": "invalid_request_error", "param": param, "code": code}
 
 
+@pytest.mark.parametrize("message, error, param", [
+    ("What does AAPL trade at?", "Invalid type for 'messages[0]': expected an object, but got a string instead.",
+     "messages[0]"),
+    ({"content": "What does AAPL trade at?"}, "Missing required parameter: 'messages[0].role'.", "messages[0].role"),
+])
+def test_a_message_that_is_no_message_object_is_refused_as_the_api_does(message, error, param):
+    """The API's 400s for a bare string and for a message without a role, in the shape of its other
+    invalid_type and missing_required_parameter errors (was: the string named as an invalid role)."""
+    status, body = ask(session("compare"), [message])
+    assert status == 400
+    assert body["error"]["message"] == error and body["error"]["param"] == param
+
+
 def test_an_empty_tool_calls_array_is_refused():
     chat = session("no_tool")
     messages = start(chat) + [{"role": "assistant", "content": "Hm.", "tool_calls": []},

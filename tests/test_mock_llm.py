@@ -485,6 +485,14 @@ def test_made_up_final_adds_a_final_answer_built_on_the_made_up_observation():
         "Final Answer": "3 + 5 * 2 = 13"}
 
 
+def test_made_up_answer_goes_straight_on_to_a_final_answer_with_no_observation():
+    """A cut at `Observation:` leaves this reply whole; only one after the Action Input drops the answer."""
+    mock = scripted(Call("Calculator", "3 + 5 * 2", made_up="answer"), answer="3 + 5 * 2 = {obs1}")
+    reply = mock.reply(f"Question: {CALC_Q}\n")
+    assert read_request(reply) == ("Calculator", "3 + 5 * 2")
+    assert written_after_request(reply) == "Thought: I now know the final answer.\nFinal Answer: 3 + 5 * 2 = 16"
+
+
 def test_made_up_final_imagines_the_rest_of_the_script():
     mock = scripted(Call("Weather", "{city}", made_up="final", guess="sunny, 25°C"),
                     Call("Calculator", "{obs1:number} * 9 / 5 + 32"),
