@@ -74,7 +74,7 @@ def test_live_runs_the_solution_against_the_server(server):
     lesson, base_url = server
     result = live(lesson, base_url, "--solution")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "round 1" in result.stdout and "tool ran" in result.stdout
+    assert "round 1" in result.stdout and "your code called" in result.stdout
     expected = {"day07": "AAPL trades at 195.3", "day06": "3 + 5 * 2 = 13", "day01": "→ The final result is 40",
                 "day02": "add({'a': 30, 'b': 10}) → 40"}[lesson]
     assert expected in result.stdout
