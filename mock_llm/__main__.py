@@ -23,8 +23,9 @@ def main(argv=None) -> int:
     except OSError as error:
         print(f"error: cannot listen on 127.0.0.1:{args.port}: {error.strerror}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # Ctrl-C, as validate.py ends on it: one line, the shell's status for it
+        print("stopped", file=sys.stderr)
+        return 130
     return 0
 
 

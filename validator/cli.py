@@ -11,7 +11,7 @@
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
 
-Exit status: 0 all checks pass, 1 some fail, 2 bad usage.
+Exit status: 0 all checks pass, 1 some fail, 2 bad usage, 130 stopped by Ctrl-C.
 """
 from __future__ import annotations
 
@@ -176,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
                                args.jobs, lang, console)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for it (`grade` says what it saved)
+        stderr().print(say("stopped", lang), markup=False)
+        return 130
     except (LessonError, ScenarioError) as error:
         return usage_error(said(error, lang), lang)
     except OSError as error:  # a folder that can't be made, a file that can't be written or read

@@ -67,6 +67,10 @@ class Collector:
         self.scenario_world = world  # not `world`: that's the fixture
         self.results: list[CheckResult] = []
         self.learners: dict[str, Learner] = {}
+        self.interrupted = False
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.interrupted = isinstance(excinfo.value, KeyboardInterrupt)
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
@@ -123,6 +127,8 @@ def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
         [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
          "--noconftest", *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))],
         plugins=[collector, *plugins])
+    if collector.interrupted:  # Ctrl-C, which pytest catches: the command that runs us says "stopped"
+        raise KeyboardInterrupt
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
         raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
                           f"code {int(code)})")

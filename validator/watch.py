@@ -200,9 +200,5 @@ def watch(name: str | None, console: Console, lang: str) -> int:
                 time.sleep(1.5 if console.is_terminal else 0)
         console.print(say("course_done", lang), style="bold green", markup=False)
         return 0
-    except KeyboardInterrupt:
-        return 0
-    except LessonError:
-        raise
     finally:
         keys.restore()
