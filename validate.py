@@ -1,7 +1,17 @@
 """reactlings: grade a lesson. `python validate.py day06`, `python validate.py --help`."""
 import sys
 
-from validator.cli import main
+# The packages the kit needs (pyproject.toml; watch and day07 on import theirs when used): one
+# missing means this interpreter is not the kit's (a venv not activated), said in one line.
+PACKAGES = ("yaml", "rich", "pytest", "watchfiles", "openai", "jsonschema")
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        from validator.cli import main
+        sys.exit(main())
+    except ModuleNotFoundError as error:
+        if error.name not in PACKAGES:
+            raise
+        print(f"reactlings needs its packages, which {sys.executable} lacks (no {error.name}): run "
+              "`. .venv/bin/activate` (Windows: `.venv\\Scripts\\activate`) or `pip install -e .`", file=sys.stderr)
+        sys.exit(2)
