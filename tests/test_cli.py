@@ -391,6 +391,30 @@ def test_trace_can_pick_a_scenario():
     assert "── weather:" in out and "── calculator:" not in out
 
 
+@pytest.mark.parametrize("which, scenario", [("Never Finishes", "endless"), ("3 + 5", "calculator"),
+                                             ("TODO 4.1", "fahrenheit"), ("死循环", None)])
+def test_trace_matches_what_the_report_shows(which, scenario):
+    """A check's title (any case, either language), a TODO, a scenario's question; nothing
+    matched is said, with what would match."""
+    out = validate("day06", "--solution", "--trace", which).stdout
+    runs = set(re.findall(r"── (\w+):", out))
+    if scenario is None:
+        assert not runs and f"--trace {which}: no check or agent run matches it" in out
+        assert "calculator, endless, fahrenheit" in out
+    else:
+        assert scenario in runs and "no check or agent run matches" not in out
+
+
+def test_a_trace_is_shown_once():
+    """day07, the tool results sent without the assistant message: every agent check fails for that
+    one cause; its run is traced once, the same run under another check is named, not repeated."""
+    out = validate("day07", "--file", str(ROOT / "tests/submissions/day07/bad_no_assistant_message.py"),
+                   "--trace").stdout
+    assert out.count("── one_quote:") == 1 and out.count("same cause as above") >= 4
+    assert "── unknown_ticker:" not in out and "── compare_three:" not in out  # their checks: "same cause"
+    assert len(re.findall(r"^\s*round 1 ·", out, re.M)) == len(re.findall(r"^\s*── ", out, re.M))
+
+
 def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     planted = ROOT / "lessons" / "day06" / "conftest.py"
     assert not planted.exists()

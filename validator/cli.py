@@ -53,8 +53,8 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade where the sandbox can't isolate the submission (Linux namespaces)")
     p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
-                   help="show every prompt, model reply and tool call; WHICH keeps only the checks or "
-                        "scenarios whose name contains it")
+                   help="show every prompt, model reply and tool call; WHICH keeps only the checks whose title "
+                        "or TODO (TODO 4.1), or the scenarios whose name or question, contains it (any case)")
     p.add_argument("--quiet", action="store_true", help="print only the score line")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",

@@ -94,6 +94,8 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
         console.print(Text(f"{lesson.name} ") + score)
         return
     same = first_failures(grade)
+    traced: set[str] = set()  # the checks whose runs --trace showed
+    shown: dict = {}  # each run shown, by its lines: the check it was shown under
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
@@ -119,12 +121,19 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
                     lines = clean(check.printed.rstrip()).splitlines()
                     shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
                     block(console, f"{say('report_output', lang)}\n{shown}", 6, "dim")
-            if trace is not None:
-                print_runs(console, [r for r in check.runs if not trace or trace in check.name
-                                     or trace in r.scenario.name], lang)
+            # --trace: one root cause's trace once (the checks that say "same cause" show none)
+            if trace is not None and not (check.name in same and same[check.name].name in traced):
+                runs = traced_runs(check, trace)
+                traced |= {check.name} if runs else set()
+                print_runs(console, runs, lang, shown, check.title[lang])
         unloaded = all(c.failure and c.failure.cause == LOAD_FAILURE for c in checks if not c.passed)
         if got < total and not unloaded:  # a hint can't help while the file does not load
             block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
+    if trace is not None and not traced:
+        scenarios = sorted({run.scenario.name for check in grade.checks for run in check.runs})
+        key = "report_trace_none" if scenarios else "report_trace_no_runs"
+        console.print()
+        console.print(say(key, lang, which=trace, scenarios=", ".join(scenarios)), style="yellow", markup=False)
     console.print()
     console.print(score)
     if grade.score == grade.max_score:
@@ -146,31 +155,55 @@ def block(console: Console, text: str, indent: int, style: str = "") -> None:
         console.print(Padding(Text(text, style=style), (0, 0, 0, indent)))
 
 
-def print_runs(console: Console, runs: list, lang: str) -> None:
+def traced_runs(check: CheckResult, which: str) -> list:
+    """The runs of a check that `--trace WHICH` shows: every one for "", else those of a check whose
+    title (in any language), TODO ("TODO 4.1") or name holds WHICH, or whose scenario's name or
+    question does; in any case, as the report shows them."""
+    which = which.casefold()
+    names = (*check.title.values(), f"TODO {check.todo}", check.name)
+    if not which or any(which in name.casefold() for name in names):
+        return check.runs
+    return [r for r in check.runs if which in r.scenario.name.casefold() or which in r.scenario.question.casefold()]
+
+
+def print_runs(console: Console, runs: list, lang: str, shown: dict | None = None, title: str = "") -> None:
     """Each agent run: every round's prompt (or request) and reply, and the tools that ran. A
-    prompt that starts like the one before shows only what is new (the rest is folded)."""
+    prompt that starts like the one before shows only what is new (the rest is folded). A run
+    already in `shown` (its lines: the title of the check it was shown under) is named, not repeated."""
     for run in runs:
-        block(console, f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")
-        shown, previous = 0, ""  # chat messages already printed / the text prompt before
-        for number, exchange in enumerate(run.exchanges, start=1):
-            if shown and not exchange.continues(run.exchanges[number - 2]):
-                shown = 0  # the history was trimmed or rebuilt: show the whole request
-            sent, received, total = exchange.texts(shown)
-            full = sent
-            if shown:
-                sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
-            elif previous and sent.startswith(previous):  # the prompt grew: show what is new
-                sent = (say("report_trace_folded", lang, lines=previous.count("\n") + 1) + "\n"
-                        + sent[len(previous):].lstrip("\n"))
-            previous, shown = full, total
-            block(console, f"{say('report_trace_round', lang, round=number)} · {say('report_trace_prompt', lang)}",
-                  6, "bold")
-            block(console, clean(sent, None), 8, "dim")
-            block(console, say("report_trace_reply", lang), 6, "bold")
-            block(console, clean(received, None), 8)
-            for call in (c for c in run.tool_calls if c.round == number):
-                block(console, clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r}) → "
-                                     f"{call.output!r}"), 6, "magenta")
+        lines = run_lines(run, lang)
+        if shown is not None and lines in shown:
+            block(console, *lines[0])
+            block(console, say("report_trace_same_run", lang, title=shown[lines]), 6, "dim")
+            continue
+        if shown is not None:
+            shown[lines] = title
+        for line in lines:
+            block(console, *line)
+
+
+def run_lines(run, lang: str) -> tuple:
+    """A run as --trace shows it: (text, indent, style) for each block."""
+    lines = [(f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")]
+    shown, previous = 0, ""  # chat messages already printed / the text prompt before
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if shown and not exchange.continues(run.exchanges[number - 2]):
+            shown = 0  # the history was trimmed or rebuilt: show the whole request
+        sent, received, total = exchange.texts(shown)
+        full = sent
+        if shown:
+            sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
+        elif previous and sent.startswith(previous):  # the prompt grew: show what is new
+            sent = (say("report_trace_folded", lang, lines=previous.count("\n") + 1) + "\n"
+                    + sent[len(previous):].lstrip("\n"))
+        previous, shown = full, total
+        lines += [(f"{say('report_trace_round', lang, round=number)} · {say('report_trace_prompt', lang)}",
+                   6, "bold"),
+                  (clean(sent, None), 8, "dim"), (say("report_trace_reply", lang), 6, "bold"),
+                  (clean(received, None), 8, "")]
+        lines += [(clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r}) → {call.output!r}"),
+                   6, "magenta") for call in run.tool_calls if call.round == number]
+    return tuple(lines)
 
 
 def _indent(text: str, spaces: int) -> str:
