@@ -353,11 +353,17 @@ def test_progress_list_and_next(tmp_path):
     assert "day06" not in in_workspace(tmp_path, "next").stdout.splitlines()[0]
 
 
+def words(text: str) -> str:
+    """Text with its line breaks and indents (its wrapping) as single spaces."""
+    return " ".join(text.split())
+
+
 def test_hints_come_one_level_more_each_time(tmp_path, monkeypatch):
     lesson = load_lesson("day06")
     first = in_workspace(tmp_path, "hint", "day06")
     todo = lesson.todo("1.2")
-    assert "TODO 1.2" in first.stdout and todo.hints[0]["en"] in first.stdout
+    assert "TODO 1.2" in first.stdout and words(todo.hints[0]["en"]) in words(first.stdout)
+    assert all(line.startswith("    ") for line in first.stdout.splitlines()[2:3])  # a wrapped hint keeps its indent
     again = in_workspace(tmp_path, "hint", "day06")
     assert f"{min(2, len(todo.hints))} of {len(todo.hints)}" in again.stdout
 
@@ -428,18 +434,26 @@ def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     assert json.loads(result.stdout)["score"] == 0
 
 
+@pytest.mark.parametrize("where, columns", [("terminal", 80), ("pipe", None), ("pipe", 60)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_an_80_column_terminal_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path):
+def test_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path, where, columns):
+    """On a terminal as wide as $COLUMNS, and in a pipe (to a file, to `less`): $COLUMNS, else 80."""
     from rich.cells import cell_len
-    env = dict(os.environ, FORCE_COLOR="1", COLUMNS="80", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TERM")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", **({"FORCE_COLOR": "1"} if where == "terminal" else {}),
+               **({"COLUMNS": str(columns)} if columns else {}))
     partial = tmp_path / "day06.py"
     partial.write_text(SOLUTION.read_text(encoding="utf-8").replace(
         "return thought, \"\", final.group(1).strip()", "return thought, \"\", final.group(1).split()[0]"),
         encoding="utf-8")
     result = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), "--lang", lang],
-                            cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8")
+                            cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8",
+                            stdin=subprocess.DEVNULL)  # no terminal anywhere to take a width from
     plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
-    assert all(cell_len(line) <= 80 for line in plain.splitlines())
+    assert "\x1b" in result.stdout or where == "pipe"
+    assert all(cell_len(line) <= (columns or 80) for line in plain.splitlines())
+    assert max(map(cell_len, plain.splitlines())) > (columns or 80) - 10  # wrapped near the edge, not short
+    assert not [line for line in plain.splitlines() if line.endswith(" ")]  # no padding to the edge
     assert "get_tools_description" in plain and "parse_react_response" in plain  # never split mid-word
     hint = next(i for i, line in enumerate(plain.splitlines()) if line.lstrip().startswith(("hint:", "提示")))
     assert plain.splitlines()[hint + 1].startswith("  ")  # the continuation keeps the indent

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
@@ -31,9 +32,10 @@ from . import jail, workspace
 from .grading import grade
 from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .live import run_live
-from .report import first_failing_todo, print_report, write_atomically, write_results
+from .report import block, first_failing_todo, print_report, write_atomically, write_results
 
-COMMANDS = ("list", "next", "hint", "reset", "watch", "grade", "release", "gradescope", "github-classroom")
+INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom")
+COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
 def grade_parser() -> argparse.ArgumentParser:
@@ -137,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         args = grade_parser().parse_args(argv)
         args.command = "lesson"
     lang = args.lang or default_lang()
+    # A learner's report piped to a file or `less` wraps as on a terminal: at $COLUMNS, else 80.
+    # An instructor's log (grade, release, …) stays whole lines there, for grep.
     console = Console(highlight=False)
-    if not console.is_terminal:
-        console.soft_wrap = True  # piped or redirected: whole lines, for grep and for files
+    console.soft_wrap = not console.is_terminal and args.command in INSTRUCTORS
     try:
         if args.command == "lesson":
             return grade_command(args, argv, lang, console)
@@ -386,7 +389,7 @@ def hint(lesson, console: Console, lang: str) -> int:
     console.print(say("hint_header", lang, todo=todo_id, title=todo.title[lang], function=todo.function,
                       level=level, levels=len(todo.hints)), style="bold", markup=False)
     for shown in todo.hints[:level]:
-        console.print("  • " + shown[lang], style="yellow", markup=False)
+        block(console, shown[lang], 4, "yellow", lead=Text("  • ", style="yellow"))
     if level < len(todo.hints):
         console.print(say("hint_more", lang, name=lesson.name), style="dim", markup=False)
     return 1

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console
-from rich.padding import Padding
 from rich.text import Text
 
 from .checking import LOAD_FAILURE
@@ -100,19 +100,19 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
     console.print(Text(f"{grade.score}/{grade.max_score} · ", style="bold") + Text(summary))
-    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}"
-                       + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"))
+    block(console, Text(f"{say('report_file', lang)}{display_path(grade.path)}"
+                        + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"), 0)
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
         checks = list(checks)
         todo = lesson.todo(todo_id)
         got, total = grade.todo_score(todo_id)
         console.print()
-        console.print(Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
-                                   (f"({todo.function})", "dim"), "  ",
-                                   (f"{got}/{total}", "green" if got == total else "red")))
+        block(console, Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
+                                     (f"({todo.function})", "dim"), "  ",
+                                     (f"{got}/{total}", "green" if got == total else "red")), 0)
         for check in checks:
             mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
-            console.print(mark + Text(check.title[lang]))
+            block(console, check.title[lang], 4, lead=mark)
             if check.name in same:
                 block(console, say("same_cause", lang, title=same[check.name].title[lang]), 6, "dim")
             elif not check.passed:
@@ -139,20 +139,56 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
-        console.print(say("report_next", lang, command=command), markup=False)
+        block(console, say("report_next", lang, command=command), 0)
 
 
 def first_failing_todo(grade: Grade) -> str | None:
     return next((c.todo for c in grade.checks if not c.passed), None)
 
 
-def block(console: Console, text: str, indent: int, style: str = "") -> None:
-    """Text indented by `indent` columns; on a terminal, long lines wrap at word boundaries and
-    their continuation keeps the indent (Chinese text included)."""
-    if console.soft_wrap:
-        console.print(Text(_indent(text, indent), style=style))
-    else:
-        console.print(Padding(Text(text, style=style), (0, 0, 0, indent)))
+def block(console: Console, text: str | Text, indent: int, style: str = "", lead: Text | None = None) -> None:
+    """Text indented by `indent` columns, its first line after `lead` if given (as wide: "  ✓ "),
+    wrapped to the console's width (see wrap) with the indent kept, no spaces padding a line's end:
+    the same on a terminal, in a file or in `less`. A console that keeps whole lines gets them whole."""
+    text = text.copy() if isinstance(text, Text) else Text(text, style=style)
+    text.expand_tabs()
+    width, first = max(console.width - indent, 20), True
+    for line in text.split("\n", allow_blank=True) or [Text()]:
+        for start, end in [(0, len(line))] if console.soft_wrap else wrap(line.plain, width):
+            piece = line[start:end]
+            console.print((lead if first and lead else Text(" " * indent if piece else "")) + piece, soft_wrap=True)
+            first = False
+
+
+# Where a line may break: at spaces, and before and after each Chinese (CJK) character; a closing
+# mark (，。) stays with the character before it.
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+_CLOSING = "，。、；：！？）》」』”’…"
+_UNITS = re.compile(rf"\s+|[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+[{_CLOSING}]*")
+
+
+def wrap(line: str, width: int) -> list[tuple[int, int]]:
+    """Where one line breaks into lines of at most `width` terminal columns (a Chinese character
+    takes two): the (start, end) of each, broken at spaces and at Chinese characters, a word wider
+    than a line cut where it must; a line's leading spaces kept, the spaces at a break dropped."""
+    spans, start, end, used = [], 0, 0, 0  # the line so far: line[start:end], `used` columns wide
+    for unit in _UNITS.finditer(line):
+        if unit.group().isspace():
+            continue  # spaces count with the word after them
+        wide = cell_len(line[end:unit.end()])
+        if used + wide <= width:
+            end, used = unit.end(), used + wide
+            continue
+        if end > start:
+            spans.append((start, end))
+        start, end, used = unit.start(), unit.start(), 0
+        for index in range(unit.start(), unit.end()):  # a word wider than a line: cut where it must
+            if used + cell_len(line[index]) > width:
+                spans.append((start, index))
+                start, used = index, 0
+            end, used = index + 1, used + cell_len(line[index])
+    spans.append((start, end))
+    return spans
 
 
 def traced_runs(check: CheckResult, which: str) -> list:
@@ -204,10 +240,6 @@ def run_lines(run, lang: str) -> tuple:
         lines += [(clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r}) → {call.output!r}"),
                    6, "magenta") for call in run.tool_calls if call.round == number]
     return tuple(lines)
-
-
-def _indent(text: str, spaces: int) -> str:
-    return "\n".join(" " * spaces + line for line in text.splitlines())
 
 
 def test_name(check: CheckResult, lang: str) -> str:
