@@ -501,3 +501,25 @@ def test_an_interpreter_without_the_kits_packages_says_what_to_run(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
         assert "reactlings needs its packages" in result.stderr and "pip install -e ." in result.stderr
         assert ". .venv/bin/activate" in result.stderr and str(bare) in result.stderr
+
+
+def test_help_lists_every_command():
+    """Instructors' ones too; and each command's own --help."""
+    result = validate("--help")
+    assert result.returncode == 0
+    for command in cli.COMMANDS:
+        assert re.search(rf"^\s+python validate\.py {command}\b", result.stdout, re.M), command
+        own = validate(command, "--help")
+        assert own.returncode == 0 and f"usage: validate.py {command}" in own.stdout
+    assert "130" in result.stdout  # the exit statuses, Ctrl-C's too
+
+
+def test_the_mock_servers_help_is_complete():
+    """What serve does, with every option of it and the lessons it can answer for, in the first help."""
+    result = subprocess.run([sys.executable, "-m", "mock_llm", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    for option in ("--port", "--lesson", "--seed", "curl", "/v1", *lessons.lesson_names()):
+        assert option in text, option
+    for argument in ("--port", "--lesson", "--seed"):
+        assert re.search(rf"{argument} \w+ +\S", result.stdout), f"{argument} has no help"

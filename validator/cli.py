@@ -6,6 +6,7 @@
     python validate.py hint day06       the next hint for the first TODO that fails
     python validate.py reset day06      start day06 again (your file is kept in workspace/backups/)
     python validate.py watch [day06]    grade on every save
+    python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
@@ -38,11 +39,14 @@ INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom")
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
+# Every command, as this module's docstring lists them (`validate.py COMMAND --help` for each one's options).
+COMMANDS_HELP = "commands (each with --help):\n" + __doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]
+
+
 def grade_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="validate.py", description="Grade a reactlings lesson: runs your code against the mock LLM.",
-        epilog="other commands: list · next · hint LESSON · reset LESSON · watch [LESSON]. "
-               "Examples: python validate.py day06 · python validate.py day06 --trace calculator")
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMMANDS_HELP)
     p.add_argument("lesson", nargs="?", help="a lesson such as day06 (or the path of a lesson folder)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
