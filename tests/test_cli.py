@@ -523,3 +523,26 @@ def test_the_mock_servers_help_is_complete():
         assert option in text, option
     for argument in ("--port", "--lesson", "--seed"):
         assert re.search(rf"{argument} \w+ +\S", result.stdout), f"{argument} has no help"
+
+
+@pytest.mark.parametrize("name", ["bad_no_assistant_message.py", "bad_assistant_text_only.py"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_day07s_common_mistake_is_explained_on_its_check(name, lang):
+    """Tool results sent with no assistant message carrying their calls before them: the API's 400,
+    said in the lesson's terms, and the check on the assistant message shows what was sent."""
+    path = ROOT / "tests" / "submissions" / "day07" / name
+    tests = json.loads(validate("day07", "--file", str(path), "--format", "gradescope", "--lang", lang).stdout)["tests"]
+    by_title = {t["name"]: t for t in tests}
+    meant = by_title[f"TODO 4.1 · {lesson_check_title('test_assistant_message_appended', lang)}"]
+    assert meant["status"] == "failed" and "model_dump(exclude_none=True)" in meant["output"]
+    assert re.search(r"system → user( → assistant)? → tool", meant["output"])
+    first = by_title[f"TODO 4.1 · {lesson_check_title('test_one_quote', lang)}"]
+    assert "HTTP 400" in first["output"]
+    assert ("just before it" if lang == "en" else "紧挨在它前面") in first["output"]
+
+
+def lesson_check_title(function: str, lang: str) -> str:
+    """A day07 check's title, read from its @check above the function."""
+    source = (ROOT / "lessons" / "day07" / "checks.py").read_text(encoding="utf-8")
+    found = re.search(rf'@check\("[\d.]+", points=\d+, en="([^"]+)",\s*zh="([^"]+)"\)\ndef {function}\(', source)
+    return found.group(1 if lang == "en" else 2)
