@@ -370,6 +370,9 @@ def test_hints_come_one_level_more_each_time(tmp_path, monkeypatch):
 
 def test_reset_asks_and_keeps_a_backup(tmp_path):
     in_workspace(tmp_path, "day06")
+    in_workspace(tmp_path, "hint", "day06")
+    progress = lambda: json.loads((tmp_path / "progress.json").read_text(encoding="utf-8"))  # noqa: E731
+    assert "day06" in progress()["lessons"] and "day06" in progress()["hints"]
     copy = tmp_path / "day06.py"
     copy.write_text("# my work\n", encoding="utf-8")
     refused = in_workspace(tmp_path, "reset", "day06", stdin="n\n")
@@ -379,6 +382,18 @@ def test_reset_asks_and_keeps_a_backup(tmp_path):
     assert copy.read_text(encoding="utf-8") == TEMPLATE.read_text(encoding="utf-8")
     backups = list((tmp_path / "backups").glob("day06.*.py"))
     assert [b.read_text(encoding="utf-8") for b in backups] == ["# my work\n"]
+    assert "day06" not in progress()["lessons"] and "day06" not in progress()["hints"]  # the lesson starts again
+    assert re.search(r"day06\s+.*\snot started\s*$", in_workspace(tmp_path, "list").stdout, re.M)
+
+
+@pytest.mark.parametrize("command", [("day06",), ("hint", "day06"), ("day06", "--quiet"),
+                                     ("day06", "--format", "gradescope")])
+def test_a_command_that_makes_your_copy_says_so(tmp_path, command):
+    made = in_workspace(tmp_path, *command)
+    assert (tmp_path / "day06.py").is_file()
+    notes = [line for line in made.stderr.splitlines() if "made your copy" in line]
+    assert len(notes) == 1 and "day06.py" in notes[0], made.stderr
+    assert "made your copy" not in in_workspace(tmp_path, *command).stderr  # once: when it is made
 
 
 def test_no_lesson_names_the_commands():

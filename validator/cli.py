@@ -4,7 +4,7 @@
     python validate.py list             every lesson, your best score, the course's progress
     python validate.py next             the first lesson not passed yet, and how to start it
     python validate.py hint day06       the next hint for the first TODO that fails
-    python validate.py reset day06      start day06 again (your file is kept in workspace/backups/)
+    python validate.py reset day06      start day06 again, its progress too (your file is kept in workspace/backups/)
     python validate.py watch [day06]    grade on every save
     python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
@@ -215,10 +215,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         # which file, for whoever reads the grader's output (the note: chosen among several)
         stderr().print(note or say("submission_file", lang, path=path.relative_to(args.submission)), markup=False)
     else:
-        path, created = workspace.working_copy(lesson)
-        if created and args.format == "text" and not args.quiet:
-            console.print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(
-                lesson.exercise)), style="cyan", markup=False)
+        path = my_copy(lesson, lang)
     if not Path(path).is_file():
         raise LessonError("no_such_file", path=path)
     if Path(path).resolve().suffix not in importlib.machinery.SOURCE_SUFFIXES:  # what Python imports, by name
@@ -241,6 +238,16 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         if args.format != "text":
             write_results(result, args.format, args.output, lang, args.show_seed)
     return 0 if result.score == result.max_score else 1
+
+
+def my_copy(lesson, lang: str) -> Path:
+    """The learner's copy of the lesson's exercise; made now, from the template, it says so in one
+    line (on stderr: it is no part of a report or a results file)."""
+    path, created = workspace.working_copy(lesson)
+    if created:
+        stderr().print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(lesson.exercise)),
+                       style="cyan", markup=False)
+    return path
 
 
 def isolation_notice(required: bool, lang: str) -> None:
@@ -381,7 +388,7 @@ def next_lesson(console: Console, lang: str) -> int:
 
 def hint(lesson, console: Console, lang: str) -> int:
     """Grade your copy quietly, then show the next hint level of the first TODO that fails."""
-    path, _ = workspace.working_copy(lesson)
+    path = my_copy(lesson, lang)
     result = grade(lesson, path)
     workspace.record_score(lesson.name, result.score, result.max_score)
     todo_id = first_failing_todo(result)
@@ -411,7 +418,7 @@ def reset(lesson, console: Console, lang: str, yes: bool) -> int:
             console.print(say("reset_cancelled", lang), markup=False)
             return 1
     backup = workspace.reset(lesson)
-    console.print(say("reset_done", lang, path=_shown_path(path)), markup=False)
+    console.print(say("reset_done", lang, path=_shown_path(path), name=lesson.name), markup=False)
     if backup:
         console.print(say("reset_backup", lang, backup=_shown_path(backup)), style="dim", markup=False)
     return 0
