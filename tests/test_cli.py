@@ -561,3 +561,16 @@ def lesson_check_title(function: str, lang: str) -> str:
     source = (ROOT / "lessons" / "day07" / "checks.py").read_text(encoding="utf-8")
     found = re.search(rf'@check\("[\d.]+", points=\d+, en="([^"]+)",\s*zh="([^"]+)"\)\ndef {function}\(', source)
     return found.group(1 if lang == "en" else 2)
+
+
+def test_the_readme_starts_a_learner_at_day01():
+    """The quick start and "Learning" start at the first lesson; day06 stays the worked example."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme[readme.index("## Quick start"):readme.index("## Learning")]
+    learning = readme[readme.index("## Learning"):readme.index("### Against a real model")]
+    first = lessons.lesson_names()[0]
+    assert re.search(rf"```sh\n.*python validate\.py {first}\n```", quick)
+    assert f"workspace/{first}.py" in quick and "day06" not in quick
+    step_one = learning.split("\n1. ", 1)[1].split("\n2. ", 1)[0]
+    assert first in step_one and "validate.py next" in step_one
+    assert "python validate.py day06" in learning  # the flagship example, kept
