@@ -114,6 +114,7 @@ def test_the_release_speaks_to_learners(tmp_path):
     passed = run("day06", cwd=course, env={"REACTLINGS_WORKSPACE": str(work)})
     assert passed.returncode == 0
     assert "reference solution" not in passed.stdout and "--seed 7" in passed.stdout
+    assert "--solution" not in run("--help", cwd=course).stdout  # not offered where there is none
     solution = run("day06", "--solution", cwd=course)
     assert solution.returncode == 2 and "Traceback" not in solution.stderr
     assert "no reference solutions" in solution.stderr and len(solution.stderr.strip().splitlines()) == 1

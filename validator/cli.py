@@ -31,7 +31,7 @@ from mock_llm import DEFAULT_SEED, ScenarioError
 
 from . import jail, workspace
 from .grading import grade
-from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
+from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .live import run_live
 from .report import block, first_failing_todo, print_report, write_atomically, write_results
 
@@ -49,7 +49,8 @@ def grade_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMMANDS_HELP)
     p.add_argument("lesson", nargs="?", help="a lesson such as day06 (or the path of a lesson folder)")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
+    which.add_argument("--solution", action="store_true",  # not offered where there are none (a release)
+                       help="grade the reference solution instead" if SOLUTIONS_DIR.is_dir() else argparse.SUPPRESS)
     which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of your copy")
     which.add_argument("--submission", type=Path, metavar="FOLDER",
                        help="grade the lesson's exercise file found in FOLDER, a handed-in folder or repository "
