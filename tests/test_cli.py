@@ -426,6 +426,13 @@ def test_trace_matches_what_the_report_shows(which, scenario):
         assert scenario in runs and "no check or agent run matches" not in out
 
 
+def test_a_trace_after_a_check_that_printed():
+    """A failed check whose code printed shows that output, then the trace goes on."""
+    result = validate("day06", "--file", str(ROOT / "tests/submissions/day06/bad_history_not_fed_back.py"), "--trace")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "your code printed" in result.stdout and "── calculator:" in result.stdout
+
+
 def test_a_trace_is_shown_once():
     """day07, the tool results sent without the assistant message: every agent check fails for that
     one cause; its run is traced once, the same run under another check is named, not repeated."""

@@ -95,7 +95,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
         return
     same = first_failures(grade)
     traced: set[str] = set()  # the checks whose runs --trace showed
-    shown: dict = {}  # each run shown, by its lines: the check it was shown under
+    runs_shown: dict = {}  # each run shown, by its lines: the check it was shown under
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
@@ -125,7 +125,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
             if trace is not None and not (check.name in same and same[check.name].name in traced):
                 runs = traced_runs(check, trace)
                 traced |= {check.name} if runs else set()
-                print_runs(console, runs, lang, shown, check.title[lang])
+                print_runs(console, runs, lang, runs_shown, check.title[lang])
         unloaded = all(c.failure and c.failure.cause == LOAD_FAILURE for c in checks if not c.passed)
         if got < total and not unloaded:  # a hint can't help while the file does not load
             block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
