@@ -438,9 +438,11 @@ def test_a_trace_is_shown_once():
     one cause; its run is traced once, the same run under another check is named, not repeated."""
     out = validate("day07", "--file", str(ROOT / "tests/submissions/day07/bad_no_assistant_message.py"),
                    "--trace").stdout
-    assert out.count("── one_quote:") == 1 and out.count("same cause as above") >= 4
+    traced_in_full = [run for run in out.split("── ")[1:] if run.startswith("one_quote:") and "round 1 ·" in run]
+    assert len(traced_in_full) == 1 and out.count("same cause as above") >= 4
     assert "── unknown_ticker:" not in out and "── compare_three:" not in out  # their checks: "same cause"
-    assert len(re.findall(r"^\s*round 1 ·", out, re.M)) == len(re.findall(r"^\s*── ", out, re.M))
+    runs, again = len(re.findall(r"^\s*── ", out, re.M)), out.count("(the same run as under")
+    assert again and len(re.findall(r"^\s*round 1 ·", out, re.M)) == runs - again
 
 
 def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
