@@ -2,7 +2,8 @@
 import sys
 
 # The packages the kit needs (pyproject.toml; watch and day07 on import theirs when used): one
-# missing means this interpreter is not the kit's (a venv not activated), said in one line.
+# missing means this interpreter is not the kit's (a venv not activated), said in one line (here,
+# in English: messages.yaml can't be read without the yaml package).
 PACKAGES = ("yaml", "rich", "pytest", "watchfiles", "openai", "jsonschema")
 
 if __name__ == "__main__":
