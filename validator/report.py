@@ -169,8 +169,9 @@ _UNITS = re.compile(rf"\s+|[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+[{_CLOSING}]*")
 
 def wrap(line: str, width: int) -> list[tuple[int, int]]:
     """Where one line breaks into lines of at most `width` terminal columns (a Chinese character
-    takes two): the (start, end) of each, broken at spaces and at Chinese characters, a word wider
-    than a line cut where it must; a line's leading spaces kept, the spaces at a break dropped."""
+    takes two): the (start, end) of each, broken at spaces and at Chinese characters; a word wider
+    than a line (a long path) has one of its own, whole, to copy or grep; a line's leading spaces
+    kept, the spaces at a break dropped."""
     spans, start, end, used = [], 0, 0, 0  # the line so far: line[start:end], `used` columns wide
     for unit in _UNITS.finditer(line):
         if unit.group().isspace():
@@ -181,12 +182,7 @@ def wrap(line: str, width: int) -> list[tuple[int, int]]:
             continue
         if end > start:
             spans.append((start, end))
-        start, end, used = unit.start(), unit.start(), 0
-        for index in range(unit.start(), unit.end()):  # a word wider than a line: cut where it must
-            if used + cell_len(line[index]) > width:
-                spans.append((start, index))
-                start, used = index, 0
-            end, used = index + 1, used + cell_len(line[index])
+        start, end, used = unit.start(), unit.end(), cell_len(unit.group())
     spans.append((start, end))
     return spans
 
