@@ -475,8 +475,10 @@ def test_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path, where, column
                             stdin=subprocess.DEVNULL)  # no terminal anywhere to take a width from
     plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
     assert "\x1b" in result.stdout or where == "pipe"
-    # but a word wider than a line (the file's long path), which is kept whole on a line of its own
-    assert all(cell_len(line) <= (columns or 80) or " " not in line.strip() for line in plain.splitlines())
+    # but a word wider than a line (the file's long path), kept whole on a line of its own, and the
+    # command to run next, kept whole to copy
+    assert all(cell_len(line) <= (columns or 80) or " " not in line.strip() or "python validate.py" in line
+               for line in plain.splitlines())
     assert max(map(cell_len, plain.splitlines())) > (columns or 80) - 10  # wrapped near the edge, not short
     assert not [line for line in plain.splitlines() if line.endswith(" ")]  # no padding to the edge
     assert "get_tools_description" in plain and "parse_react_response" in plain  # never split mid-word

@@ -139,7 +139,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
-        block(console, say("report_next", lang, command=command), 0)
+        console.print(say("report_next", lang, command=command), markup=False, soft_wrap=True)  # a command to copy: one line
 
 
 def first_failing_todo(grade: Grade) -> str | None:
