@@ -70,7 +70,9 @@ class Collector:
         self.interrupted = False
 
     def pytest_keyboard_interrupt(self, excinfo):
-        self.interrupted = isinstance(excinfo.value, KeyboardInterrupt)
+        # Ctrl-C; not pytest's own Interrupted (a KeyboardInterrupt too), which a collection error raises
+        self.interrupted = isinstance(excinfo.value, KeyboardInterrupt) and not isinstance(
+            excinfo.value, pytest.Session.Interrupted)
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
