@@ -1,5 +1,14 @@
+# -*- coding: utf-8 -*-
 """reactlings: grade a lesson. `python validate.py day06`, `python validate.py --help`."""
 import sys
+
+# Before anything of the kit is imported (its code needs 3.10): an older Python, even Python 2, gets
+# one line that says what to do, not a traceback. So this file keeps to syntax Python 2 can read.
+if sys.version_info < (3, 10):
+    sys.stderr.write("reactlings needs Python 3.10 or newer, and this is Python %s (%s): make the .venv "
+                     "with a newer one, as the README's Quick start says. 需要 Python 3.10 或更新版本。\n"
+                     % (sys.version.split()[0], sys.executable))
+    sys.exit(2)
 
 # The packages the kit needs (pyproject.toml; watch and day07 on import theirs when used): one
 # missing means this interpreter is not the kit's (a venv not activated), said in one line (here,
@@ -13,6 +22,6 @@ if __name__ == "__main__":
     except ModuleNotFoundError as error:
         if error.name not in PACKAGES:
             raise
-        print(f"reactlings needs its packages, which {sys.executable} lacks (no {error.name}): run "
-              "`. .venv/bin/activate` (Windows: `.venv\\Scripts\\activate`) or `pip install -e .`", file=sys.stderr)
+        sys.stderr.write("reactlings needs its packages, which %s lacks (no %s): run `. .venv/bin/activate` "
+                         "(Windows: `.venv\\Scripts\\activate`) or `pip install -e .`\n" % (sys.executable, error.name))
         sys.exit(2)

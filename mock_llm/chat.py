@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import urlsplit
 
+from validator.wire import loads
+
 from .protocols import NetworkFault, Session, message_text
 from .scenarios import Scenario
 
@@ -65,11 +67,15 @@ def error_body(message: str, param: str | None = None, code: str | None = None,
 
 
 def read_json(method: str, raw: str | bytes):
-    """(body, None) for a readable request body; (None, (400, error)) for one that is not JSON."""
+    """(body, None) for a readable request body; (None, (400, error)) for one that is not JSON, as
+    the API reads it: UTF-8, nested to a sane depth, no lone surrogate (a "\\ud800" escape that
+    pairs with nothing: the real APIs refuse those as invalid JSON too)."""
     if method != "POST":
         return None, None
     try:
-        return json.loads(raw or "null"), None
+        body = loads(raw or "null")
+        json.dumps(body, ensure_ascii=False).encode("utf-8")  # UnicodeEncodeError: a lone surrogate
+        return body, None
     except ValueError:
         return None, (400, error_body("We could not parse the JSON body of your request. (HINT: make "
                                       "sure it is valid JSON.)"))
@@ -111,8 +117,12 @@ def check_request(body) -> tuple[list[dict], dict[str, dict]]:
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty array of message objects.", param="messages")
     for i, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
-            role = message.get("role") if isinstance(message, dict) else message
+        if not isinstance(message, dict):  # a bare string: the API wants an object, not a role
+            raise _wrong_type(f"messages[{i}]", "an object", message)
+        if "role" not in message:
+            raise _missing(f"messages[{i}].role")
+        if message.get("role") not in ROLES:
+            role = message.get("role")
             raise RequestError(f"Invalid value: {role!r}. Supported values are: "
                                f"{', '.join(repr(r) for r in ROLES)}.", param=f"messages.[{i}].role",
                                code="invalid_value")
@@ -371,7 +381,10 @@ def fault_answer(fault: Fault, model: str, headers: dict) -> tuple[int, dict, di
 
 def _route(path: str) -> str:
     """The API route of a request's path or full URL: "/chat/completions", "/models", …"""
-    path = urlsplit(path).path if "://" in path else path
+    try:
+        path = urlsplit(path).path if "://" in path else path
+    except ValueError:  # not a URL at all ("http://[::1"): the route of nothing
+        pass
     return "/" + path.strip("/").removeprefix("v1/").removeprefix("v1")
 
 

@@ -137,7 +137,7 @@ class DecisionSession(Session):
         while start != -1:
             try:
                 decision, _ = json.JSONDecoder().raw_decode(text, start)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: "[[[[…" nested past the parser's stack
                 start = text.find("{", start + 1)
                 continue
             if isinstance(decision, dict):

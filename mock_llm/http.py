@@ -13,6 +13,7 @@ from .protocols import question_of
 from .scenarios import DEFAULT_SEED, load_world
 
 MOCK_BASE_URL = "http://mock-llm.invalid/v1"  # never resolved: the transport answers in-process
+BODY_LIMIT = 8 * 1024 * 1024  # bytes of one request the server reads: a conversation is a few kB
 
 
 class Router:
@@ -65,9 +66,12 @@ def serve(lesson: str, port: int = 8400, seed: int = DEFAULT_SEED, host: str = "
         def _answer(self):
             try:
                 size = int(self.headers.get("Content-Length") or 0)
+                if not 0 <= size <= BODY_LIMIT:  # read(-1) would wait for the client to hang up
+                    raise ValueError(size)
                 status, body = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
             except ValueError:
-                status, body = 400, error_body("Invalid Content-Length header.")
+                status, body = 400, error_body(f"Invalid Content-Length header: a request body is 0 to "
+                                               f"{BODY_LIMIT} bytes here.")
             except Exception as error:  # a bug of the mock's: the client still gets the API's shape
                 status, body = 500, error_body(f"The mock server failed: {error!r}", kind="server_error")
             data = json.dumps(body, ensure_ascii=False).encode()

@@ -192,7 +192,7 @@ def _turn(spec) -> list[Call]:
     return calls
 
 
-MADE_UP = (None, "none", "observation", "final")  # see text_react.py
+MADE_UP = (None, "none", "observation", "final", "answer")  # see text_react.py
 
 
 _tool_modules: dict[Path, object] = {}

@@ -24,7 +24,9 @@ ignore it and write the real result itself. `read_request` reads a reply the way
 A scenario's call may change that (all off by default):
 - `made_up: none` stops at the Action Input; `observation` (the default) adds the made-up
   Observation; `final` adds it and then a Final Answer built on it, the rest of the script
-  imagined too, so an agent that believes the reply answers without running any tool.
+  imagined too, so an agent that believes the reply answers without running any tool; `answer`
+  goes straight on to that Final Answer, with no Observation line between (a cut at
+  `Observation:` keeps it: only a cut after the Action Input line drops it).
 - `guess: "sunny, 25°C"`, a template: the Observation it makes up for a tool `imagined` cannot
   guess (any tool but the Calculator).
 - `strict: true`: the mock asks for the call only when the prompt names its tool (else it answers
@@ -52,9 +54,11 @@ from functools import lru_cache
 from .protocols import BadPayload, Session, message_text
 
 # A line such as "Action: Calculator", also "- Action：Calculator", "**Action:** Calculator" or
-# "Action 2: Calculator". Possessive (*+): a line of spaces that is no key fails at once, instead of
-# trying every way to share the spaces out (a learner's prompt could make that take hours).
-_KEY = r"^[\s>*#\-\d.)]*+{}(?:\s*+\d+)?+\s*+\**+\s*+[:：]\s*+\**+\s*+(.*)$"
+# "Action 2: Calculator". Before the colon no two repeats can match the same character, so a line of
+# spaces that is no key fails in one pass, instead of trying every way to share the spaces out (a
+# learner's prompt could make that take hours). Possessive repeats (*+) would say the same, but
+# need Python 3.11.
+_KEY = r"^[\s>*#\-\d.)]*{}\s*(?:\d+\s*)?(?:\*+\s*)?[:：]\s*\**\s*(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)
@@ -364,6 +368,9 @@ class TextReactSession(Session):
         """No stop sequence: what the model writes after its request, all of it made up."""
         if call.made_up == "none" or (guess := self._guess(call, tool_input, observations)) is None:
             return ""
+        if call.made_up == "answer":  # straight on to the answer it expects: no Observation line to cut at
+            final = self._imagined_answer(observations + [guess])
+            return "" if final is None else "\n" + answer_text("I now know the final answer.", final)
         text = f"\nObservation: {guess}"
         if call.made_up == "final":
             final = self._imagined_answer(observations + [guess])

@@ -216,6 +216,19 @@ def test_tool_calls_sent_back_are_checked_like_the_api(change, message, param, c
     assert body["error"] == {"message": message, "type": "invalid_request_error", "param": param, "code": code}
 
 
+@pytest.mark.parametrize("message, error, param", [
+    ("What does AAPL trade at?", "Invalid type for 'messages[0]': expected an object, but got a string instead.",
+     "messages[0]"),
+    ({"content": "What does AAPL trade at?"}, "Missing required parameter: 'messages[0].role'.", "messages[0].role"),
+])
+def test_a_message_that_is_no_message_object_is_refused_as_the_api_does(message, error, param):
+    """The API's 400s for a bare string and for a message without a role, in the shape of its other
+    invalid_type and missing_required_parameter errors (was: the string named as an invalid role)."""
+    status, body = ask(session("compare"), [message])
+    assert status == 400
+    assert body["error"]["message"] == error and body["error"]["param"] == param
+
+
 def test_an_empty_tool_calls_array_is_refused():
     chat = session("no_tool")
     messages = start(chat) + [{"role": "assistant", "content": "Hm.", "tool_calls": []},
@@ -596,3 +609,29 @@ def test_a_bad_follow_up_names_the_file(tmp_path, follow_up, problem):
     with pytest.raises(ScenarioError, match=problem) as error:
         load_world("day09", path=path)
     assert str(path) in str(error.value)
+
+
+@pytest.mark.parametrize("raw", [
+    "[" * 100_000 + "]" * 100_000,  # past the parser's own stack
+    '{"model": "m", "messages": ' + "[" * 500 + "]" * 500 + "}",  # within it, past what the mock reads
+    '{"model": "m", "messages": [], "n": ' + "9" * 5000 + "}",  # past Python's int conversion limit
+    '{"model": "m", "messages": [{"role": "user", "content": "\\ud800 alone"}]}',  # a lone surrogate
+    b'{"model": "\xff"}',  # not UTF-8
+    "http://[::1",  # not JSON at all
+], ids=["100000 deep", "500 deep", "5000 digits", "lone surrogate", "not UTF-8", "not JSON"])
+def test_bodies_no_parser_can_take_get_the_apis_400_not_a_crash(raw):
+    """Refused as the real API refuses a body it cannot parse (it refuses a lone surrogate as
+    invalid JSON too: https://github.com/anomalyco/opencode/issues/14630)."""
+    status, body = session("one_quote").http("POST", "/v1/chat/completions", raw)
+    assert status == 400 and body["error"]["message"].startswith("We could not parse the JSON body")
+
+
+def test_a_surrogate_pair_is_a_character_not_a_lone_surrogate():
+    chat = session("one_quote")
+    raw = json.dumps({"model": "m", "messages": [{"role": "user", "content": chat.scenario.question + " 😀"}],
+                      "tools": [QUOTE_TOOL]})  # ensure_ascii: the emoji written as \ud83d\ude00
+    assert "\\ud83d\\ude00" in raw and chat.http("POST", "/v1/chat/completions", raw)[0] == 200
+
+
+def test_a_url_that_is_no_url_is_not_found_not_a_crash():
+    assert session("one_quote").http("POST", "http://[::1/v1/chat/completions", "{}")[0] == 404

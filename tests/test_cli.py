@@ -177,6 +177,33 @@ def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
     assert json.loads(from_file.stdout)["output"].endswith("(seed 3)")
 
 
+SECRET = "18446744073709551629"  # above 2**64: no note that it is short enough to guess
+
+
+@pytest.mark.parametrize("given", ["--seed-file", "REACTLINGS_SEED", "--seed", "none"])
+def test_the_report_names_a_secret_seed_only_when_asked(partial, tmp_path, given):
+    """A report pasted to a student must not hand them the instructor's seed: one from a file or the
+    environment is named only with --show-seed; a learner's own --seed 7, or seed 0, is theirs to see."""
+    (tmp_path / "seed").write_text(f"{SECRET}\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "REACTLINGS_SEED"}
+    args = {"--seed-file": ["--seed-file", str(tmp_path / "seed")], "--seed": ["--seed", "7"]}.get(given, [])
+    if given == "REACTLINGS_SEED":
+        env["REACTLINGS_SEED"] = SECRET
+
+    def header(*more: str) -> str:
+        done = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), *args, *more],
+                              cwd=ROOT, capture_output=True, text=True, env=env)
+        assert done.returncode == 1, done.stderr
+        return done.stdout.splitlines()[2]
+
+    shown = {"--seed": "seed: 7", "none": "seed: 0"}.get(given, f"seed: {SECRET}")
+    if given in ("--seed", "none"):
+        assert header().endswith(shown)
+    else:
+        assert "seed" not in header() and header().startswith("file: ")
+        assert SECRET not in header() and header("--show-seed").endswith(shown)
+
+
 @pytest.mark.parametrize("content", [None, b"", b" \n\n", b"\xff\xfe\x00\x9c\x00", b"seven\n"],
                          ids=["missing", "empty", "blank", "binary", "not-a-number"])
 @pytest.mark.parametrize("command", ["lesson", "gradescope", "grade"])
@@ -475,10 +502,10 @@ def test_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path, where, column
                             stdin=subprocess.DEVNULL)  # no terminal anywhere to take a width from
     plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
     assert "\x1b" in result.stdout or where == "pipe"
-    # but a word wider than a line (the file's long path), kept whole on a line of its own, and the
-    # command to run next, kept whole to copy
+    # but a word wider than a line, kept whole on a line of its own, and the lines of a path or a
+    # command to copy: the file graded, the command to run next
     assert all(cell_len(line) <= (columns or 80) or " " not in line.strip() or "python validate.py" in line
-               for line in plain.splitlines())
+               or str(partial.name) in line for line in plain.splitlines())
     assert max(map(cell_len, plain.splitlines())) > (columns or 80) - 10  # wrapped near the edge, not short
     assert not [line for line in plain.splitlines() if line.endswith(" ")]  # no padding to the edge
     assert "get_tools_description" in plain and "parse_react_response" in plain  # never split mid-word

@@ -18,16 +18,17 @@ ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
 pytestmark = pytest.mark.slow
 
 
-def submission(tmp_path: Path, attack: str) -> Path:
+def submission(tmp_path: Path, attack: str, lesson: str = "day06") -> Path:
     path = tmp_path / "alice.py"
-    path.write_text(TEMPLATE.read_text(encoding="utf-8") + "\n\n" +
+    template = TEMPLATE if lesson == "day06" else ROOT / "lessons" / lesson / f"{lesson}.py"
+    path.write_text(template.read_text(encoding="utf-8") + "\n\n" +
                     (ADVERSARIAL / f"{attack}.py").read_text(encoding="utf-8"), encoding="utf-8")
     return path
 
 
-def validate(*args: str) -> subprocess.CompletedProcess:
+def validate(*args: str, lesson: str = "day06") -> subprocess.CompletedProcess:
     env = dict(os.environ, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "validate.py", "day06", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "validate.py", lesson, *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=300)
 
 
@@ -70,3 +71,51 @@ def test_forged_messages_on_the_wire_end_the_call_not_the_grader(tmp_path):
     outputs = " ".join(test["output"] for test in results["tests"])
     assert "lost contact" in outputs  # the forged messages are protocol violations
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("lesson, attack, said", [
+    ("day06", "nest_the_wire", "lost contact with your code while it ran get_tools_description (nested more than"),
+    ("day07", "nest_the_json", "the API rejected request 1 with HTTP 400")])
+def test_deeply_nested_json_is_refused_not_a_crash_of_the_grader(tmp_path, lesson, attack, said):
+    """JSON the learner's code sends the grader (a wire message, an HTTP body of its openai client)
+    nested 100,000 deep, a 5,000-digit number, a lone surrogate, bytes that are not UTF-8: each
+    refused as the real API refuses them (HTTP 400, "We could not parse the JSON body"; the APIs
+    refuse lone surrogates as invalid JSON too, https://github.com/anomalyco/opencode/issues/14630),
+    none a crash. Before, the mock's parser crashed, and the grader's traceback, with its paths,
+    was the student's feedback."""
+    done = validate("--file", str(submission(tmp_path, attack, lesson)), "--format", "gradescope", lesson=lesson)
+    results = json.loads(done.stdout)
+    outputs = " ".join(test["output"] for test in results["tests"])
+    assert said in outputs
+    assert "Traceback" not in done.stdout and str(ROOT) not in done.stdout
+    assert "crashed" not in done.stderr  # no check of the grader's crashed either
+
+
+def test_a_check_that_crashes_shows_the_learner_no_traceback(tmp_path):
+    """A bug of the grader's (here a check that raises with a path of the grader's in its message):
+    the learner reads a short line naming the exception's type; the traceback goes to stderr."""
+    import shutil
+    folder = tmp_path / "day99_throwaway"
+    shutil.copytree(ROOT / "tests" / "lessons" / "day99_throwaway", folder)
+    with (folder / "checks.py").open("a", encoding="utf-8") as checks:
+        checks.write("\n\n@check(\"1.1\", points=1, en=\"a check with a bug\", zh=\"有 bug 的检查\")\n"
+                     "def test_with_a_bug(learner, world):\n"
+                     "    raise FileNotFoundError('/srv/grader/secret-seed.txt')\n")
+    done = subprocess.run([sys.executable, "validate.py", str(folder), "--solution", "--format", "gradescope"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    output = next(t["output"] for t in json.loads(done.stdout)["tests"] if "a check with a bug" in t["name"])
+    assert output.startswith("the grader itself failed on this check (FileNotFoundError)"), output
+    assert "secret-seed" not in done.stdout and "Traceback" not in done.stdout
+    assert "Traceback" in done.stderr and "secret-seed" in done.stderr  # for the instructor
+
+
+def test_json_text_a_check_reads_from_the_learner_is_read_within_bounds(tmp_path):
+    """A tool result written as JSON nested 100,000 deep is not JSON to the checks (the lesson's own
+    message, tool_not_json, which quotes it cut short), not a crash of theirs."""
+    path = tmp_path / "day07.py"
+    path.write_text((ROOT / "solutions" / "day07.py").read_text(encoding="utf-8") +
+                    '\n\ndef execute_tool(tool_impl, name, arguments):\n    return "[" * 100_000 + "]" * 100_000\n',
+                    encoding="utf-8")
+    results = json.loads(validate("--file", str(path), "--format", "gradescope", lesson="day07").stdout)
+    outputs = [test["output"] for test in results["tests"] if "TODO 1.2" in test["tags"]]
+    assert outputs and all(output.startswith("execute_tool returned '[[[") for output in outputs), outputs

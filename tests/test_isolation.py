@@ -14,6 +14,7 @@ Linux with namespaces only (see validator/jail.py); elsewhere these tests are sk
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -280,7 +281,11 @@ def test_a_class_run_holds_as_well(tmp_path):
     assert found["read_the_solution"].startswith("read_the_solution; secrets read: 0; files read: []")
     assert found["steal_secrets"].startswith("steal_secrets; secrets: []; traced: []")
     assert int(re.search(r"pids seen: (\d+)", found["steal_secrets"]).group(1)) <= 2
-    assert found["write_everywhere"] == "write_everywhere; written: ['/tmp/reactlings-was-here']"
+    # Only in its own scratch /tmp, gone with it: the gradebooks' path under /tmp is there too, as
+    # nothing of the grader's (each student's copy lies elsewhere), so its results.json is written
+    # in the scratch; the real one holds its score 0 (above).
+    written = ast.literal_eval(found["write_everywhere"].split("written: ", 1)[1])
+    assert "/tmp/reactlings-was-here" in written and all(path.startswith("/tmp/") for path in written), written
     assert "connected" not in found["phone_home"] and connections == []
     everything = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
     assert SECRET_KEY not in everything + done.stdout + done.stderr and SEED not in everything
@@ -337,6 +342,13 @@ def test_the_child_gets_no_environment_of_the_graders(inside):
     assert inside("environment") == jail.environment()
 
 
+def test_the_child_holds_no_descriptor_but_its_socket(inside):
+    """Forked warm, it once held two pipes of the jail's builders: writing to the one pid 1 reports
+    the sandbox's wait status on chose the exit status the grader saw (forge_the_exit_status)."""
+    seen = inside("descriptors")
+    assert list(seen.values()) == ["/dev/null"] * 3 + ["the grader's socket"], seen
+
+
 @pytest.mark.parametrize("path, error", [
     ("/x", "EROFS"), (f"{sys.prefix}/x", "EROFS"), (str(ROOT / "validator" / "x"), "EROFS"),
     (str(ADVERSARIAL / "x"), "EROFS"), ("/usr/x", "EROFS"), ("/proc/sys/kernel/hostname", "EACCES")])
@@ -382,3 +394,52 @@ def test_isolation_off_is_said_and_required_is_an_error(tmp_path):
     unjailed = subprocess.run([sys.executable, "validate.py", "day06", "--solution"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=120)
     assert unjailed.returncode == 0, unjailed.stdout + unjailed.stderr
+
+
+# ---------------------------------------------------------------- nothing carries to the next student
+
+def class_outputs(folder: Path, lesson: str, students: dict[str, str]) -> dict[str, bytes]:
+    """`validate.py grade LESSON` with --jobs 1: one worker grades the students (name -> source) in
+    the order of their names, each child forked from its fork server, the next one's started while
+    the one before is graded. Each student's (results.json, feedback.txt), as bytes."""
+    subs, out = folder / "submissions", folder / "grades"
+    subs.mkdir(parents=True)
+    for name, source in students.items():
+        (subs / f"{name}.py").write_text(source, encoding="utf-8")
+    env = dict(os.environ, OPENAI_API_KEY=SECRET_KEY, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    done = subprocess.run([sys.executable, "validate.py", "grade", lesson, str(subs), "--out", str(out), "--seed",
+                           SEED, "--jobs", "1"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    folders = {r["student"]: r["folder"] for r in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]}
+    return {name: tuple((out / "students" / folders[name] / f).read_bytes() for f in ("results.json", "feedback.txt"))
+            for name in students}
+
+
+def attacker(lesson: str, attack: str) -> str:
+    """The lesson's untouched template with the attack appended, as in submit()."""
+    template = (ROOT / "lessons" / lesson / f"{lesson}.py").read_text(encoding="utf-8")
+    return template + "\n\n" + (ADVERSARIAL / f"{attack}.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lesson, attacks", [
+    ("day11", ["leave_tools_queued"]),
+    ("day06", ["forge_the_exit_status", "nest_the_wire", "flood_the_tools", "forge_the_wire"]),
+    ("day07", ["nest_the_json"])])
+def test_a_student_graded_after_an_attack_gets_what_they_get_alone(tmp_path, lesson, attacks):
+    """Each attack is followed, in the same worker, by a "sensor": a classmate whose file is the
+    reference solution. Its outputs must be the very bytes a class run without the attackers gives.
+    (leave_tools_queued: before, the tool calls it left queued in the worker's shared thread pool
+    ran on into the sensor's grading, whose calls timed out: 7 of day11's points lost.)"""
+    solution = (ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8")
+    sensors = {f"{n}-sensor": solution for n in range(len(attacks))}
+    students = dict(sensors, **{f"{n}-attack": attacker(lesson, a) for n, a in enumerate(attacks)})  # n-attack < n-sensor
+    control = class_outputs(tmp_path / "control", lesson, sensors)
+    attacked = class_outputs(tmp_path / "attacked", lesson, students)
+    alone = json.loads(control["0-sensor"][0])
+    assert alone["score"] == alone["max_score"] > 0
+    assert {name: attacked[name] for name in sensors} == control
+    for n, attack in enumerate(attacks):  # and no grader traceback reached an attacker's feedback
+        shown = b"".join(attacked[f"{n}-attack"])
+        assert b"Traceback" not in shown and str(ROOT).encode() not in shown, attack
+        if attack == "forge_the_exit_status":  # no pipe of the jail's left open: the status is its own
+            assert b"ATTACK-RAN forge_the_exit_status; pipes: []" in shown and b"(exit status 0)" in shown

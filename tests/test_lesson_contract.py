@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from validator import jail
 from validator.lessons import LessonError, load_lesson
 from validator.templates import make_template
 
@@ -85,7 +86,8 @@ def test_checks_that_cannot_run_are_one_clear_error_for_a_file_and_for_a_class(l
     subs = tmp_path / "subs"
     subs.mkdir()
     shutil.copy(lesson_folder / "solution.py", subs / "ann.py")
-    for command in (["--solution"], ["grade", str(subs), "--out", str(tmp_path / "grades")]):
+    unjailed = ["--allow-unisolated"] if jail.unavailable_reason() else []  # the jail is not what is tried here
+    for command in (["--solution"], ["grade", str(subs), "--out", str(tmp_path / "grades"), *unjailed]):
         argv = [*command[:1], str(lesson_folder), *command[1:]] if command[0] == "grade" else [str(lesson_folder), *command]
         done = subprocess.run([sys.executable, "validate.py", *argv], cwd=ROOT, capture_output=True, text=True,
                               timeout=120)

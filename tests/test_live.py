@@ -57,6 +57,17 @@ def test_models_and_errors_over_http(server):
     assert status == 400 and body["error"]["type"] == "invalid_request_error"
     status, body = http(f"{base_url}/nowhere", {})
     assert status == 404 and "error" in body
+    status, body = http(f"{base_url}/chat/completions", b"[" * 100_000)  # nested past any parser
+    assert status == 400 and body["error"]["message"].startswith("We could not parse the JSON body")
+
+
+def test_a_body_the_server_will_not_read_is_refused_at_once(server):
+    """A Content-Length of -1 had the server read until the client hung up; a huge one, that many bytes."""
+    _, base_url = server
+    for length in ("-1", str(10**12)):
+        with socket.create_connection(("127.0.0.1", int(base_url.split(":")[2].split("/")[0])), timeout=10) as sock:
+            sock.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n{{}}".encode())
+            assert sock.recv(4096).startswith(b"HTTP/1.0 400"), length
 
 
 def test_live_runs_the_solution_against_the_server(server):
@@ -144,3 +155,94 @@ def test_day12_live_runs_the_solution_against_the_server(day12_server):
     result = live("day12", day12_server, "--solution")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "It is 77°F in 北京 today" in result.stdout and "Traceback" not in result.stdout + result.stderr
+
+
+# ---------------------------------------------------------------- what --live forwards, and how much
+
+@pytest.fixture
+def endpoint():
+    """A stand-in for a real endpoint, in this process: it records each request's body and answers
+    with a final answer whose `usage` says 400 tokens (the shape of the API's reference response:
+    https://platform.openai.com/docs/api-reference/chat/object). No network beyond loopback."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            data = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "model": "real-model",
+                               "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                                   "role": "assistant", "content": "Final Answer: done"}}],
+                               "usage": {"prompt_tokens": 300, "completion_tokens": 100,
+                                         "total_tokens": 400}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1", seen
+    server.shutdown()
+    server.server_close()
+
+
+def live_model(base_url, **kwargs):
+    from validator.live import LiveModel
+    return LiveModel(base_url, "sk-test", "real-model", **kwargs)
+
+
+def test_live_forwards_only_the_fields_the_lessons_use(endpoint):
+    from validator.live import MAX_TOKENS
+    base_url, seen = endpoint
+    model = live_model(base_url)
+    asked = {"model": "gpt-4-32k", "messages": [{"role": "user", "content": "hi"}], "temperature": 0,
+             "stop": ["Observation:"], "tools": [], "n": 8, "max_tokens": 100_000, "store": True,
+             "service_tier": "priority", "logprobs": True, "top_logprobs": 20, "metadata": {"a": "b"},
+             "stream": True}
+    assert model.http("POST", "/v1/chat/completions", json.dumps(asked))[0] == 200
+    assert seen[-1] == {"model": "real-model", "messages": asked["messages"], "temperature": 0,
+                        "stop": ["Observation:"], "tools": [], "n": 1, "max_tokens": MAX_TOKENS}
+    model.http("POST", "/v1/chat/completions", json.dumps({"model": "x", "messages": asked["messages"]}))
+    assert seen[-1]["max_tokens"] == MAX_TOKENS  # set when the learner's request has none
+    model.http("POST", "/v1/chat/completions", json.dumps(dict(asked, max_tokens=None, max_completion_tokens=50)))
+    assert (seen[-1]["max_completion_tokens"], "max_tokens" in seen[-1]) == (50, False)  # a smaller one is kept
+    assert model.http("POST", "/v1/chat/completions", "[1, 2]")[0] == 400  # not an object: the API's 400
+    model.answer("What is 2 + 2?")  # the lesson's own model function: bounded the same way
+    assert (seen[-1]["n"], seen[-1]["max_tokens"]) == (1, MAX_TOKENS)
+
+
+def test_live_has_a_budget_in_tokens(endpoint):
+    from mock_llm import Refusal
+    base_url, seen = endpoint
+    model = live_model(base_url, token_budget=1000)
+    request = json.dumps({"model": "x", "messages": [{"role": "user", "content": "hi"}]})
+    for _ in range(3):  # each response says it cost 400 tokens
+        model.http("POST", "/v1/chat/completions", request)
+    with pytest.raises(Refusal) as refused:
+        model.http("POST", "/v1/chat/completions", request)
+    assert (refused.value.problem, str(refused.value), len(seen), model.tokens) == ("token_budget", "1000", 3, 1200)
+    huge = json.dumps({"model": "x", "messages": [{"role": "user", "content": "x" * 8000}]})
+    with pytest.raises(Refusal):  # about 2000 tokens: past the budget before it is sent
+        live_model(base_url, token_budget=1000).http("POST", "/v1/chat/completions", huge)
+    assert len(seen) == 3
+
+
+def test_live_says_when_a_run_spends_its_tokens(endpoint, tmp_path, monkeypatch):
+    """`validate.py day07 --live`, a learner's loop that adds 500 kB to each prompt: over the budget
+    at once, so nothing is sent."""
+    base_url, seen = endpoint
+    growing = tmp_path / "day07.py"
+    growing.write_text((ROOT / "solutions" / "day07.py").read_text(encoding="utf-8").replace(
+        "messages=messages,", "messages=messages + [{'role': 'user', 'content': 'x' * 500_000}],"),
+        encoding="utf-8")
+    assert "'x' * 500_000" in growing.read_text(encoding="utf-8")
+    result = live("day07", base_url, "--file", str(growing))
+    assert "tokens of the live model in one run" in result.stdout, result.stdout + result.stderr
+    assert seen == []
+    assert "Traceback" not in result.stdout + result.stderr

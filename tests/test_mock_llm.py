@@ -494,6 +494,14 @@ def test_made_up_final_adds_a_final_answer_built_on_the_made_up_observation():
         "Final Answer": "3 + 5 * 2 = 13"}
 
 
+def test_made_up_answer_goes_straight_on_to_a_final_answer_with_no_observation():
+    """A cut at `Observation:` leaves this reply whole; only one after the Action Input drops the answer."""
+    mock = scripted(Call("Calculator", "3 + 5 * 2", made_up="answer"), answer="3 + 5 * 2 = {obs1}")
+    reply = mock.reply(f"Question: {CALC_Q}\n")
+    assert read_request(reply) == ("Calculator", "3 + 5 * 2")
+    assert written_after_request(reply) == "Thought: I now know the final answer.\nFinal Answer: 3 + 5 * 2 = 16"
+
+
 def test_made_up_final_imagines_the_rest_of_the_script():
     mock = scripted(Call("Weather", "{city}", made_up="final", guess="sunny, 25°C"),
                     Call("Calculator", "{obs1:number} * 9 / 5 + 32"),
@@ -618,3 +626,15 @@ def test_off_format_and_misspelt_are_read_from_scenarios_yaml():
     call = world.scenarios["rough"].turns[0][0]
     assert call.off_format and call.misspelt == "get_wether"
     assert world.scenarios["weather"].turns[0][0].off_format is None
+
+
+@pytest.mark.parametrize("lesson", ["day01", "day02"])
+def test_a_tool_never_builds_a_huge_repetition_in_the_grader(lesson):
+    """The learner's code chooses multiply's arguments: "x" * 60,000 repeated 300,000 times would be
+    18 GB of the grader's memory, built before any check could look at it."""
+    multiply = load_world(lesson).tools["multiply"]
+    assert (multiply(5, 6), multiply("ab", 3), multiply(2.5, 2)) == (30, "ababab", 5.0)
+    with pytest.raises(ValueError, match="result too large"):
+        multiply("x" * 60_000, 300_000)
+    with pytest.raises(ValueError, match="result too large"):
+        multiply(10**7, [0])

@@ -822,16 +822,75 @@ def test_children_start_cold_when_the_fork_server_is_gone(load):
     gone.close()
 
 
-def test_a_fork_of_the_grader_runs_tool_calls_on_threads_of_its_own():
+def test_a_fork_of_the_grader_runs_tool_calls_on_threads_of_its_own(load):
     """A class-grading worker is a fork of a grader that may have run tools already."""
-    started = [runner.TOOL_RUNNERS.submit(time.sleep, 0.01) for _ in range(32)]  # every thread made
-    for future in started:
-        future.result()
+    submission = load(CONCURRENT)
+    assert call(submission, "in_threads", [{"$tool": "Echo"}], ["a"] * 32, tools=lambda name, text: text,
+                timeout=20).value == ["a"] * 32
     pid = os.fork()
     if pid == 0:
-        ran = runner.TOOL_RUNNERS.submit(lambda: 42)
         try:
-            os._exit(0 if ran.result(timeout=5) == 42 else 1)
-        except Exception:
+            fresh = Submission(submission.path)
+            ran = call(fresh, "in_threads", [{"$tool": "Echo"}], ["b"], tools=lambda name, text: text, timeout=20)
+            fresh.close()
+            os._exit(0 if ran.value == ["b"] else 1)
+        except BaseException:
             os._exit(2)
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+LEAVES_TOOLS = '''
+import json
+import os
+import sys
+
+
+def ask_and_leave(count):
+    """Tool requests written straight to the grader's socket, whose answers nobody awaits."""
+    for n in range(count):
+        request = {"op": "tool", "id": 10**6 + n, "name": "Slow", "args": [str(n)], "kwargs": {}}
+        os.write(int(sys.argv[1]), json.dumps(request).encode() + b"\\n")
+    return "left"
+'''
+
+
+def blocked_tools():
+    """Tools that wait for `release`; `started` lists the calls that began."""
+    import threading
+    started, release = [], threading.Event()
+
+    def tools(name, text):
+        started.append(text)
+        release.wait(10)
+        return text
+    return tools, started, release
+
+
+def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
+    """Queued in the grader when the child ended, they ran on into what was graded next (the next
+    student's tool calls waited behind them and timed out)."""
+    import threading
+    tools, started, release = blocked_tools()
+    submission = load(LEAVES_TOOLS)
+    assert call(submission, "ask_and_leave", 30, tools=tools).value == "left"
+    threading.Timer(0.5, release.set).start()  # the running ones end while close() waits for them
+    submission.close()
+    time.sleep(1)  # what the queued ones would have used to start
+    assert len(started) < 30  # only those that had started: as many as the child's tool threads
+    assert len(started) == runner.TOOL_THREADS
+
+
+def test_tool_calls_waiting_at_once_are_bounded(load):
+    tools, started, release = blocked_tools()
+    submission = load(LEAVES_TOOLS)
+    outcome = call(submission, "ask_and_leave", 40, tools=tools)
+    release.set()
+    assert (outcome.problem, outcome.detail) == ("tools_waiting", str(runner.TOOLS_WAITING_LIMIT))
+
+
+def test_a_tool_result_that_cannot_cross_is_the_tools_failure_not_a_hang(load):
+    """multiply(10**4000, 10**4000) in day01: 8,001 digits, past what JSON may write (Python's
+    int-to-text limit): before, the answer was never sent and the learner's call hung."""
+    submission = load(CONCURRENT)
+    outcome = call(submission, "in_threads", [{"$tool": "Multiply"}], ["x"], tools=lambda name, text: 10**8000)
+    assert (outcome.error or {}).get("type") == "ValueError" and "digits" in outcome.error["message"], outcome

@@ -26,10 +26,11 @@ from mock_llm.tools import calculate
 from .lessons import Lesson, LessonError
 from .runner import Outcome, Submission, read_source
 from .wire import Opaque, Record, Unawaited
+from .wire import loads as parse_json  # JSON text of the learner's: ValueError, never a crash, however deep
 
 __all__ = [
     # writing checks
-    "AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "check", "expect", "shown",
+    "AgentRun", "Fail", "Learner", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json", "shown",
     # arguments built in the learner's process
     "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it
@@ -37,7 +38,7 @@ __all__ = [
     "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
     "sees_question", "written_after_request",
     # checks more than one lesson makes
-    "expect_format_explained",
+    "expect_format_explained", "glued_on",
 ]
 
 
@@ -56,6 +57,20 @@ def expect_format_explained(first: str, later: str, parts: list[str]) -> None:
     for prompt, key in ((first, "prompt_format_missing"), (instructions, "prompt_dropped_format")):
         for label in FORMAT_LABELS:
             expect(re.search(re.escape(label).replace(":", r"\**\s*[:：]"), prompt), key, line=label)
+
+
+GLUED_LABEL = re.compile(r"(?:Thought|Action|Observation|Final[ _]?Answer|Question)\s*\**\s*[:：]", re.IGNORECASE)
+
+
+def glued_on(observation: str, result: str) -> str | None:
+    """The line of a step's Observation, as a model reads it, when the next label is glued onto the
+    tool's result (`35°CThought: …`: a step written without its newline): the model reads that
+    Thought as part of the result. None when the result ends its Observation's line."""
+    at = observation.find(result)
+    rest = observation[at + len(result):] if at >= 0 else ""
+    if not GLUED_LABEL.match(rest.lstrip(" \t*")):
+        return None
+    return result + rest.split("\n", 1)[0]
 
 
 LOAD_FAILURE = "the file does not load"  # the cause of every failure when the file can't load
@@ -176,6 +191,16 @@ class AgentRun:
 
     def model_said(self, text: str) -> bool:
         return any(text in exchange.texts(0)[1] for exchange in self.exchanges)
+
+    def returned_last_round(self, decision: dict) -> bool:
+        """Whether the run returned what its last round gave (the tool's result, or a part of the
+        model's decision asking for it), not a message of the loop's own: a loop that stopped one
+        call early with its fallback did not return "before the final answer"."""
+        if not isinstance(self.answer, str) or not self.answer.strip():
+            return True
+        text = self.answer.strip()
+        outputs = [str(c.output).strip() for c in self.tool_calls if c.round == len(self.exchanges)]
+        return text in outputs or text in str(decision)
 
     def expect_from_model(self, expected: str, answer: object = None) -> None:
         """An answer (the run's, or one of a conversation's) that holds `expected` must have it from

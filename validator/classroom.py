@@ -4,8 +4,10 @@ SUBMISSIONS holds one `.py` file per student, or one folder or `.zip` per studen
 exercise file inside; the student's name is the file's or folder's name. GRADES receives:
 
     grades.csv                one row per student: score, max, one column per TODO, status, seconds, flags
+                              (UTF-8 with a BOM, which Excel needs to read names that are not ASCII)
     grades.json               every check of every student, with its message and the file graded
     summary.html              the class at a glance (self-contained: no script, no network)
+    .seed-fingerprint         a digest of the seed (never the seed): a run with another one is refused
     students/FOLDER/results.json     Gradescope's format
     students/FOLDER/feedback.txt     the report the student would see (--lang)
     students/FOLDER/record.json      what the row was made from, with the key that says when to regrade
@@ -40,10 +42,12 @@ import sys
 import tempfile
 import time
 import tokenize
+import unicodedata
+import urllib.parse
 import zipfile
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,6 +55,8 @@ import pytest
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from mock_llm import DEFAULT_SEED
 
 from . import forkserver, jail, jailer
 from .checking import LOAD_FAILURE
@@ -63,6 +69,7 @@ FILE_LIMIT = 1024 * 1024  # bytes of a file to grade: an exercise is far smaller
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes the candidate files of a student's zip may unpack to
 SKIPPED = ("__MACOSX", "__pycache__")  # folders that hold no one's work, as hidden ones (.git, .venv)
 GRADEBOOK = {"grades.csv", "grades.json", "summary.html", "students"}  # what a run writes in --out
+SEED_FINGERPRINT = ".seed-fingerprint"  # in --out: which seed its grades are at
 RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks, render the feedback
 STATUS_BY_KEY = {"import_syntax": "syntax error", "import_hang": "timed out", "import_died": "crashed",
                  "import_flood": "crashed", "import_failed": "crashed", "import_input": "crashed",
@@ -75,13 +82,19 @@ STATUS_NAMES = {"graded": "class_status_graded", "syntax error": "class_status_s
 @dataclass
 class Entry:
     """One student's submission as found: the file to grade, or why there is none."""
-    student: str  # the name, printable: a file name's undecodable bytes as \\xff escapes
+    student: str  # the name, printable (undecodable bytes as \\xff); one of several under a name: the file's (distinct_name)
     folder: str  # theirs under students/ (folder_names)
     shown: str = ""  # the file graded, as SUBMISSIONS names it
-    path: Path | None = None  # where it is read and graded: a real path, as the jailed child sees it
+    path: Path | None = None  # the private copy graded (staging/FOLDER/day06.py), as the jailed child sees it
     digest: str = ""  # of its bytes, for the key
-    problem: str = ""  # why there is nothing to grade: missing, unreadable, bad zip, duplicate name
-    note: str = ""  # which of several candidate files was chosen
+    problem: str = ""  # why there is nothing to grade: missing, unreadable, a link, bad zip
+    flags: list[str] = field(default_factory=list)  # reasons to look at it: a clash of names, a hard link
+    notes: list[str] = field(default_factory=list)  # what was chosen: which of several files
+    inode: tuple[int, int] | None = None  # (device, inode) of the file read: hard links are one file
+
+
+class Refused(Exception):
+    """A file the grader won't read, and why (a message for the instructor)."""
 
 
 # ---------------------------------------------------------------- finding the submissions
@@ -110,27 +123,41 @@ def _holds_more_than_gradebooks(target: Path) -> bool:
 
 def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path,
                      lang: str) -> tuple[list[Entry], list[str]]:
-    """Each student's submission (zips unpacked in `staging`), and the names of the entries that are
-    no submission (ignored)."""
-    found: dict[str, list[Path]] = {}
+    """Each student's submission, its file copied into a private folder of its own in `staging`
+    (staging/FOLDER), and the names of the entries that are no submission (ignored). Each entry
+    is one student's: several under one name (bob.py and bob.zip, Ann and ann) are each graded,
+    under their file's name, and flagged; two that are one file on disk (hard links) are flagged."""
+    found: dict[str, str] = {}  # file name in SUBMISSIONS -> student name
     ignored = []
+    gradebooks = out.resolve()
     for item in sorted(submissions.iterdir()):
-        if item.resolve() == out.resolve():  # the gradebooks, kept among them in a folder of their own
+        if not item.is_symlink() and item.resolve() == gradebooks:  # kept among them in a folder of their own
             continue
         name = student_name(item)
         if name is None:
             ignored.append(printable_name(item.name))
         else:
-            found.setdefault(name, []).append(item)
-    folders = folder_names(list(found))
-    return [_entry(name, items, folders[name], submissions, lesson, staging, lang)
-            for name, items in found.items()], ignored
+            found[item.name] = name
+    under_name: dict[str, list[str]] = {}  # the files under each name, as a reader takes it (same_name)
+    for file, name in found.items():
+        under_name.setdefault(same_name(name), []).append(file)
+    folders = folder_names(found)
+    entries = []
+    for file, name in found.items():
+        files = under_name[same_name(name)]
+        clash = len(files) > 1
+        student = distinct_name(file) if clash else printable_name(name)
+        flags = [say("class_flag_clash", lang, files=", ".join(map(distinct_name, files)))] if clash else []
+        entries.append(_entry(submissions / file, student, folders[file], flags, submissions, lesson,
+                              staging / folders[file], lang))
+    _flag_hard_links(entries, lang)
+    return entries, ignored
 
 
 def student_name(item: Path) -> str | None:
     """Whose submission `item` is: its name without .py or .zip (any case), a folder's name. None
-    for a hidden file or any other file. What can't be opened (a broken link, a FIFO) is a
-    student's too, said to be unreadable, never dropped without a word."""
+    for a hidden file or any other file. What can't be opened (a link to a folder, a FIFO) is a
+    student's too, said to be refused, never dropped without a word."""
     if item.name.startswith("."):
         return None
     if item.suffix.lower() in (".py", ".zip"):
@@ -140,66 +167,90 @@ def student_name(item: Path) -> str | None:
 
 def printable_name(name: str) -> str:
     """A file name as text any output can hold: undecodable bytes as \\xff, control characters
-    escaped."""
+    (bidi ones too) escaped."""
     return clean(os.fsencode(name).decode("utf-8", "backslashreplace"), None)
 
 
-def folder_names(names: list[str]) -> dict[str, str]:
-    """Each student's folder under students/: the name itself when it is a safe file name that no
-    other student's equals but for case (one folder, where case doesn't count); else the name made
-    safe plus a hash of it ("bob smith" → bob_smith-3f2a9c1e, beside "bob_smith"). The same names
-    give the same folders on every run."""
-    safe = {name: re.sub(r"[^\w.@+-]", "_", name) for name in names}
-    plain = Counter(name.casefold() for name in names if safe[name] == name)
-    return {name: name if safe[name] == name and plain[name.casefold()] == 1
-            else f"{safe[name][:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:8]}" for name in names}
+def distinct_name(name: str) -> str:
+    """A file name as printable ASCII that no other name shares: every character beyond ASCII
+    escaped, so names that look alike (José in NFC and in NFD) read differently."""
+    return name.encode("unicode_escape").decode("ascii")
 
 
-def _entry(name: str, items: list[Path], folder: str, submissions: Path, lesson: Lesson, staging: Path,
-           lang: str) -> Entry:
-    student = printable_name(name)
-    if len(items) > 1:
-        return Entry(student, folder, problem=say("class_duplicate", lang, files=", ".join(
-            printable_name(item.name) for item in items)))
-    path, note, shown = _locate(items[0], submissions, lesson, staging / "unzipped" / folder, lang)
-    if path is None:
-        return Entry(student, folder, problem=note)
-    path = path.resolve()
-    try:
-        source = path.read_bytes()
-    except OSError as error:
-        return Entry(student, folder, problem=say("class_unreadable", lang, file=shown, problem=error.strerror))
-    if path.suffix != ".py":  # kate.PY: Python imports a file by that name only, so a copy is graded
-        path = staging / "copies" / folder / lesson.exercise.name
-        path.parent.mkdir(parents=True)
-        path.write_bytes(source)
-    return Entry(student, folder, shown, path, hashlib.sha256(source).hexdigest(), note=note)
+def same_name(name: str) -> str:
+    """What two names have in common when they differ only by case or Unicode normalisation:
+    one student's name to anyone reading it (Unicode's compatibility caseless match, D146)."""
+    nf = unicodedata.normalize
+    return nf("NFKD", nf("NFKD", nf("NFD", name).casefold()).casefold())
 
 
-def _locate(item: Path, submissions: Path, lesson: Lesson, unzipped: Path,
-            lang: str) -> tuple[Path | None, str, str]:
-    """The file to grade of one submission, a note (why there is none, or which of several files
-    was chosen), and the file's name in the submissions folder."""
+def folder_names(found: dict[str, str]) -> dict[str, str]:
+    """Each submission's folder under students/, by its file name in SUBMISSIONS (`found`: file
+    name -> student name): the student's name when it is a safe file name, in NFC, that no other
+    student's equals but for case or normalisation; else the file's name made safe, a "~" (that no
+    name used as it is holds) and a hash of the file's name: "bob smith.py" -> bob_smith.py~3f2a9c1e0b7d4a55.
+    File names are unique in a folder and 64 bits of hash can't be matched on purpose, so no
+    student can name themselves into another's folder. The same names give the same folders."""
+    owners = Counter(same_name(name) for name in found.values())
+    folders = {}
+    for file, name in found.items():
+        plain = not UNSAFE.search(name) and unicodedata.is_normalized("NFC", name) and owners[same_name(name)] == 1
+        hashed = UNSAFE.sub("_", file)[:64] + "~" + hashlib.sha256(os.fsencode(file)).hexdigest()[:16]
+        folders[file] = name if plain else hashed
+    return folders
+
+
+UNSAFE = re.compile(r"[^\w.@+-]")  # what a name must not hold to be a folder's name as it is
+
+
+def _entry(item: Path, student: str, folder: str, flags: list[str], submissions: Path, lesson: Lesson,
+           private: Path, lang: str) -> Entry:
+    """One student's entry: the file chosen, vetted and read (never through a link), and copied
+    into `private`, a folder of theirs alone."""
     shown = printable_name(item.name)
-    refusal = _unsafe(item, submissions, shown, lang)
-    if refusal:
-        return None, refusal, shown
-    if item.is_dir():
-        path, note = exercise_file(item, lesson, lang, root=submissions)
-        return path, note, printable_name(path.relative_to(submissions).as_posix()) if path else shown
-    if item.suffix.lower() == ".zip":
-        path, note = _unzip(item, unzipped, lesson, lang)
-        return path, note, f"{shown}:{printable_name(path.relative_to(unzipped).as_posix())}" if path else shown
-    refusal = _ungradable(item, shown, lang)
-    return (None, refusal, shown) if refusal else (item, "", shown)
+    private.mkdir()
+    try:
+        mode = _vetted(item, shown, lang, entry=True).st_mode
+        if stat.S_ISDIR(mode):
+            path, note = exercise_file(item, lesson, lang, root=submissions)
+            shown = printable_name(path.relative_to(submissions).as_posix()) if path else shown
+        elif item.suffix.lower() == ".zip":
+            unzipped = private / "unzipped"
+            path, note = _unzip(item, shown, unzipped, lesson, lang)
+            shown = f"{shown}:{printable_name(path.relative_to(unzipped).as_posix())}" if path else shown
+        else:
+            path, note = item, ""
+        if path is None:
+            raise Refused(note)
+        source, info = read_submitted(path, shown, lang)
+    except Refused as refusal:
+        return Entry(student, folder, shown, problem=str(refusal), flags=flags)
+    copy = private / lesson.exercise.name  # kate.PY too: Python imports a file by a .py name only
+    copy.write_bytes(source)
+    return Entry(student, folder, shown, copy, hashlib.sha256(source).hexdigest(), flags=flags,
+                 notes=[note] if note else [], inode=(info.st_dev, info.st_ino))
+
+
+def _flag_hard_links(entries: list[Entry], lang: str) -> None:
+    """Students whose files are one file on disk (hard links: any name may be the first) are each
+    flagged, with all their names. Each is graded on the bytes it holds, read once: a hard link
+    leads to no file but one its maker could already read and write (fs.protected_hardlinks, on
+    by default in Linux), so it can do no more than a copy."""
+    names: dict[tuple[int, int], list[str]] = {}
+    for entry in entries:
+        if entry.inode:
+            names.setdefault(entry.inode, []).append(entry.student)
+    for entry in entries:
+        if len(names.get(entry.inode, [])) > 1:
+            entry.flags.append(say("class_flag_hard_link", lang, names=", ".join(names[entry.inode])))
 
 
 def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
                   root: Path | None = None) -> tuple[Path | None, str]:
     """The file to grade in a handed-in folder or repository, and a note: why there is none, or,
     when it was chosen among several real candidates, "several candidate files: graded X". Files
-    are named by their path in `root` (default: `folder`), and links may lead anywhere in it, not
-    out. Gradescope's run_autograder can grade through it too.
+    are named by their path in `root` (default: `folder`); no link is followed, to a file or a
+    folder. Gradescope's run_autograder can grade through it too.
 
     The candidates are the files named as the lesson's exercise, at any depth, else every .py file;
     none in a hidden folder (.git, .venv) or __MACOSX. Among several, the kit's own lessons/ (a
@@ -213,12 +264,12 @@ def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
     chosen = min(candidates, key=lambda name: (name.count("/"), name))
     if len(candidates) > 1 and not _named_as_exercise(chosen, lesson):
         return None, say("class_several_py", lang, file=lesson.exercise.name)
-    root = root or folder
     path = folder / chosen
-    shown = printable_name(path.relative_to(root).as_posix())
-    refusal = _unsafe(path, root, shown, lang) or _ungradable(path, shown, lang)
-    if refusal:
-        return None, refusal
+    shown = printable_name(path.relative_to(root or folder).as_posix())
+    try:
+        _vetted(path, shown, lang)
+    except Refused as refusal:
+        return None, str(refusal)
     return path, say("class_flag_several", lang, file=shown) if len(candidates) > 1 else ""
 
 
@@ -257,57 +308,80 @@ def _likely(candidates: list[str], folder: Path, lesson: Lesson) -> list[str]:
 
 
 def _is_template(path: Path, template: str) -> bool:
-    try:  # only a regular file of an exercise's size is read: a FIFO would never answer
-        return path.is_file() and path.stat().st_size <= FILE_LIMIT and code_shape(read_source(path)) == template
-    except OSError:
+    try:  # read as Python reads it: a BOM or a `# coding:` line chooses the encoding
+        source, _ = read_submitted(path, "", "en")
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+    except (Refused, SyntaxError, UnicodeDecodeError, LookupError):  # unreadable: no template
         return False
+    return code_shape(text) == template
 
 
-def _unsafe(path: Path, root: Path, shown: str, lang: str) -> str:
-    """Why the grader won't open `path`, or "": a broken link, a FIFO or device (reading it could
-    wait for ever), a link out of `root` (to a file that may be the instructor's)."""
+def _vetted(path: Path, shown: str, lang: str, entry: bool = False) -> os.stat_result:
+    """What `path` itself is (lstat: no link followed), if the grader may read it: a regular file
+    of at most FILE_LIMIT bytes; or, a student's entry in SUBMISSIONS (`entry`), a folder or a
+    file of any size (a zip holds more than its exercise). Else Refused, with why: a link (even to
+    a classmate's file inside the submissions folder), a FIFO or device (reading it could wait for
+    ever), too large."""
     try:
-        mode = path.stat().st_mode
+        info = os.lstat(path)
     except OSError as error:
-        if path.is_symlink():
-            return say("class_broken_link", lang, file=shown)
-        return say("class_unreadable", lang, file=shown, problem=error.strerror)
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        return say("class_not_a_file", lang, file=shown)
-    if not path.resolve().is_relative_to(root.resolve()):
-        return say("class_link_outside", lang, file=shown)
-    return ""
+        raise Refused(say("class_unreadable", lang, file=shown, problem=error.strerror)) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise Refused(say("class_link", lang, file=shown))
+    if stat.S_ISDIR(info.st_mode) and entry:
+        return info
+    if not stat.S_ISREG(info.st_mode):
+        raise Refused(say("class_not_a_file", lang, file=shown))
+    if info.st_size > FILE_LIMIT and not entry:
+        raise Refused(say("class_too_large", lang, file=shown, size=f"{info.st_size / 2 ** 20:.1f}",
+                          limit=FILE_LIMIT // 2 ** 20))
+    return info
 
 
-def _ungradable(path: Path, shown: str, lang: str) -> str:
-    """Why a file that can be read is no exercise to grade, or "": not Python (a link to a .txt),
-    or far too large for one."""
-    if path.resolve().suffix.lower() != ".py":
-        return say("class_not_python", lang, file=shown)
-    size = path.stat().st_size
-    if size > FILE_LIMIT:
-        return say("class_too_large", lang, file=shown, size=f"{size / 2 ** 20:.1f}", limit=FILE_LIMIT // 2 ** 20)
-    return ""
+# Opening never follows a link nor waits on a FIFO put in the vetted file's place meanwhile.
+_OPENING = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-def _unzip(archive: Path, target: Path, lesson: Lesson, lang: str) -> tuple[Path | None, str]:
-    """The exercise file of a zip, chosen as in a folder. Only the candidates are unpacked (what
-    else a zipped repository holds, such as its .git, is no concern), and nothing outside `target`."""
+def read_submitted(path: Path, shown: str, lang: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a handed-in file and what it is, read only once vetted (_vetted), from the
+    very file vetted, and never more than FILE_LIMIT bytes of it, whatever it grew to."""
+    _vetted(path, shown, lang)
     try:
-        with zipfile.ZipFile(archive) as bundle:
+        with open(os.open(path, _OPENING), "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):  # it changed since it was vetted
+                raise Refused(say("class_not_a_file", lang, file=shown))
+            source = file.read(FILE_LIMIT + 1)
+    except OSError as error:
+        raise Refused(say("class_unreadable", lang, file=shown, problem=error.strerror)) from None
+    if len(source) > FILE_LIMIT:
+        raise Refused(say("class_too_large", lang, file=shown, size=f"> {FILE_LIMIT / 2 ** 20:.1f}",
+                          limit=FILE_LIMIT // 2 ** 20))
+    return source, info
+
+
+def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -> tuple[Path | None, str]:
+    """The exercise file of a zip, chosen as in a folder. Only the candidates are unpacked (what
+    else a zipped repository holds, such as its .git, is no concern), nothing outside `target`, and
+    no link: a candidate that is one (symlink mode bits) refuses the zip."""
+    try:
+        with open(os.open(archive, _OPENING), "rb") as file, zipfile.ZipFile(file) as bundle:
             members = {member.filename: member for member in bundle.infolist() if not member.is_dir()}
             for name in members:
                 if Path(name).is_absolute() or ".." in Path(name).parts:
                     return None, say("class_zip_unsafe", lang, name=repr(printable_name(name)))
             candidates = _candidates(sorted(members), lesson)
+            for name in candidates:
+                if stat.S_IFMT(members[name].external_attr >> 16) not in (0, stat.S_IFREG):
+                    return None, say("class_zip_link", lang, zip=shown, name=printable_name(name))
             if sum(members[name].file_size for name in candidates) > ZIP_LIMIT:
                 return None, say("class_zip_too_big", lang, limit=ZIP_LIMIT // 2 ** 20)
             for name in candidates:
                 destination = target / name
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 destination.write_bytes(bundle.read(members[name]))
-    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError) as error:
-        return None, say("class_bad_zip", lang, problem=str(error))
+    except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError, ValueError) as error:
+        return None, say("class_bad_zip", lang, problem=printable_name(str(error)))
     return exercise_file(target, lesson, lang)
 
 
@@ -438,6 +512,8 @@ class GradingLoop:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
+        from mock_llm import load_world
+
         from .grading import checks_loaded, run_items
         if not checks_loaded(session):
             return None
@@ -445,6 +521,9 @@ class GradingLoop:
         while upcoming:
             (entry, key), child = upcoming
             upcoming = self._next()
+            # a world of the lesson's own for each student: nothing a tool or a check kept in it
+            # (day11's timeline of tool calls) is seen by the next one
+            self.collector.scenario_world = load_world(self.lesson.folder, self.collector.scenario_world.seed)
             try:  # whatever goes wrong with one student is that student's record, never the lesson's
                 result = run_items(session.items, self.collector, child, entry.path)
                 name_as_submitted(result, entry.shown)
@@ -538,9 +617,9 @@ def lesson_version(lesson: Lesson) -> str:
 
 
 def submission_key(entry: Entry, version: str, seed: int, lang: str) -> str:
-    """What a student's outputs are made of: their file, its name in the feedback, the lesson and
-    grader (version), the seed, the language."""
-    return hashlib.sha256(f"{entry.digest}\0{entry.shown}\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
+    """What a student's outputs are made of: their file, their name and its name in the feedback,
+    the lesson and grader (version), the seed, the language."""
+    return hashlib.sha256(f"{entry.digest}\0{entry.student}\0{entry.shown}\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
 
 
 # ---------------------------------------------------------------- flags for the instructor
@@ -575,25 +654,30 @@ def fingerprint(path: Path) -> dict:
 
 
 def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
-            lang: str) -> tuple[dict[str, list[str]], list[tuple[list[str], str]]]:
-    """Reasons to look at submissions by hand: per student's folder (the gradebooks' flags), and as
-    (folders, reason) lines for the terminal, where a reason several students share, such as a
-    group of copies, shows once. Untouched templates are said so, and are nobody's copies."""
+            lang: str) -> tuple[dict[str, list[str]], dict[str, list[str]], list[tuple[list[str], str]]]:
+    """Reasons to look at submissions by hand, per student's folder: flags (work that may not be
+    the student's own: copies of each other or of the reference, the solution markers) and notes
+    (an untouched template, which of several files was graded); and the lot as (folders, reason)
+    lines for the terminal, where a reason several students share, such as a group of copies,
+    shows once. Untouched templates are nobody's copies."""
     template = shape_of(lesson.exercise)
     reference = shape_of(lesson.solution) if lesson.solution.is_file() else None
     flagged: dict[str, list[str]] = {}
+    noted: dict[str, list[str]] = {}
     shared: dict[str, list[str]] = {}  # reason -> folders
     copies: dict[str, list[str]] = {}  # shape -> folders
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: by_name(records[e.folder])):  # each line's names in that order
         record = records[entry.folder]
         shape = record.get("shape")
-        reasons = [say("class_flag_template", lang)] if shape == template else []
-        reasons += [say("class_flag_reference", lang)] if shape and shape == reference else []
-        reasons += [say("class_flag_markers", lang)] if record.get("markers") else []
-        reasons += [entry.note] if entry.note else []
-        for reason in reasons:
-            flagged.setdefault(entry.folder, []).append(reason)
-            shared.setdefault(reason, []).append(entry.folder)
+        flags = [say("class_flag_reference", lang)] if shape and shape == reference else []
+        flags += [say("class_flag_markers", lang)] if record.get("markers") else []
+        notes = [say("class_flag_template", lang)] if shape == template else []
+        flags += entry.flags
+        notes += entry.notes
+        for reasons, kept in ((flags, flagged), (notes, noted)):
+            for reason in reasons:
+                kept.setdefault(entry.folder, []).append(reason)
+                shared.setdefault(reason, []).append(entry.folder)
         if shape and shape != template:
             copies.setdefault(shape, []).append(entry.folder)
     lines = [(folders, reason) for reason, folders in shared.items()]
@@ -602,7 +686,33 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
             others = ", ".join(records[f]["student"] for f in group if f != folder)
             flagged.setdefault(folder, []).append(say("class_flag_copy", lang, others=others))
         lines.append((group, say("class_flag_copies", lang)))
-    return flagged, sorted(lines)
+    return flagged, noted, sorted(lines, key=lambda line: ([by_name(records[f]) for f in line[0]], line[1]))
+
+
+# ---------------------------------------------------------------- the seed a folder is graded at
+
+def seed_fingerprint(seed: int) -> str:
+    """A short digest that tells seeds apart without showing one: a secret seed is long and random
+    (cli.GUESSABLE), so its digest gives nothing away."""
+    return hashlib.sha256(f"reactlings seed {seed}".encode()).hexdigest()[:12]
+
+
+def check_seed(out: Path, seed: int, reseed: bool, lang: str) -> None:
+    """Refuse, unless `reseed`, an `out` graded earlier at another seed: a run that forgot the
+    secret seed would otherwise regrade the whole class at seed 0 over the grades that count."""
+    try:
+        earlier = (out / SEED_FINGERPRINT).read_text(encoding="utf-8").strip()
+    except OSError:  # never graded here, or by a kit that kept no fingerprint
+        return
+    if earlier != seed_fingerprint(seed) and not reseed:
+        raise LessonError("class_other_seed", out=out, earlier=_seed_named(earlier, lang),
+                          now=_seed_named(seed_fingerprint(seed), lang))
+
+
+def _seed_named(fingerprint: str, lang: str) -> str:
+    if fingerprint == seed_fingerprint(DEFAULT_SEED):
+        return say("class_seed_public", lang, seed=DEFAULT_SEED)
+    return say("class_seed_other", lang, fingerprint=fingerprint)
 
 
 # ---------------------------------------------------------------- the run
@@ -616,11 +726,16 @@ class Tally:
 
 
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
-                console: Console) -> int:
+                console: Console, reseed: bool = False) -> int:
     """Grade every submission into the gradebooks in `out`. 130 when stopped by Ctrl-C, at any
-    moment: what was graded is saved, and the same command grades the rest."""
+    moment: what was graded is saved, and the same command grades the rest. An `out` graded with
+    another seed is refused unless `reseed`."""
     started = time.monotonic()
     check_folders(submissions, out)
+    check_seed(out, seed, reseed, lang)
+    public = say("class_public_seed", lang) if seed == DEFAULT_SEED else ""
+    if public:
+        console.print(public, style="yellow", markup=False)
     tally = Tally()
     try:
         with tempfile.TemporaryDirectory(prefix="reactlings-class-") as staging:
@@ -629,12 +744,15 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                 raise LessonError("class_no_submissions_ignored" if ignored else "class_no_submissions",
                                   path=submissions, ignored=", ".join(ignored))
             out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
+            write_atomically(out / SEED_FINGERPRINT, seed_fingerprint(seed) + "\n")  # before any grade
             records = _records(entries, lesson, out, seed, jobs, lang, console, tally)
-        flagged, lines = look_at(entries, records, lesson, lang)
-        ordered = sorted(records.values(), key=lambda r: (r["student"], r["folder"]))
-        _write_gradebooks(out, lesson, ordered, flagged)
-        summary = class_summary(lesson, ordered)
-        write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, flagged, ignored, lang))
+        flagged, noted, lines = look_at(entries, records, lesson, lang)
+        ordered = [dict(r, flags=flagged.get(r["folder"], []), notes=noted.get(r["folder"], []))
+                   for r in sorted(records.values(), key=by_name)]
+        points = todo_points(lesson)
+        _write_gradebooks(out, lesson, ordered, points)
+        summary = class_summary(lesson, ordered, points, public)
+        write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, ignored, lang))
         print_summary(console, lesson, summary, ordered, lines, ignored, lang)
     except KeyboardInterrupt:
         if tally.workers is None:
@@ -729,9 +847,41 @@ def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
     return record
 
 
-def _notes(record: dict, flagged: dict) -> list[str]:
-    """A student's flags, then the problem with their submission, if any."""
-    return flagged.get(record["folder"], []) + ([record["problem"]] if record.get("problem") else [])
+def _notes(record: dict) -> list[str]:
+    """A student's notes, then the problem with their submission, if any."""
+    return record["notes"] + ([record["problem"]] if record.get("problem") else [])
+
+
+def by_name(record: dict) -> tuple:
+    """Rows in the order people sort names: case aside ("bob" beside "Bob", not after "Zoe"),
+    then exactly, so that the order is the same on every run."""
+    return record["student"].casefold(), record["student"], record["folder"]
+
+
+def todo_points(lesson: Lesson) -> dict[str, int]:
+    """Each TODO's points, as the lesson's checks declare them: read by collecting the checks, not
+    running them, so that a gradebook says the maximum even of a class where no file was graded."""
+    from .grading import pytest_arguments
+
+    class Points:
+        def __init__(self):
+            self.by_todo = {todo.id: 0 for todo in lesson.todos}
+
+        def pytest_configure(self, config):
+            config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
+
+        def pytest_collection_finish(self, session):
+            for item in session.items:
+                marker = item.get_closest_marker("todo")
+                if marker:
+                    self.by_todo[str(marker.args[0])] += int(marker.kwargs["points"])
+
+    points = Points()
+    code = pytest.main([*pytest_arguments(lesson), "--collect-only", "-p", "no:terminal"], plugins=[points])
+    if code != pytest.ExitCode.OK:
+        raise LessonError(f"the checks of {lesson.name} could not be collected ({lesson.checks}, pytest exit "
+                          f"code {int(code)})")
+    return points.by_todo
 
 
 def spreadsheet_safe(text: str) -> str:
@@ -740,29 +890,33 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], flagged: dict) -> None:
-    todo_ids = [t.id for t in lesson.todos]
+def _write_gradebooks(out: Path, lesson: Lesson, records: list[dict], points: dict[str, int]) -> None:
+    """grades.csv for people: every student has the lesson's maximum (a missing one too), and each
+    TODO column says its own; a BOM first, without which Excel reads UTF-8 as the local code page
+    (a name in Chinese becomes mojibake). grades.json for programs: the records as they are."""
+    total = sum(points.values())
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")
-    writer.writerow(["student", "score", "max", *(f"TODO {t}" for t in todo_ids), "status", "seconds", "flags"])
+    writer.writerow(["student", "score", "max", *(f"TODO {t} (/{n})" for t, n in points.items()), "status",
+                     "seconds", "flags"])
     for record in records:
         todos = record.get("todos") or {}
-        writer.writerow([spreadsheet_safe(record["student"]), record["score"], record.get("max") or "",
-                         *(todos.get(t, ["", ""])[0] for t in todo_ids), record["status"],
-                         record.get("seconds", ""), spreadsheet_safe("; ".join(_notes(record, flagged)))])
-    write_atomically(out / "grades.csv", table.getvalue())
+        writer.writerow([spreadsheet_safe(record["student"]), record["score"], record.get("max") or total,
+                         *(todos.get(t, ["", ""])[0] for t in points), record["status"], record.get("seconds", ""),
+                         spreadsheet_safe("; ".join(record["flags"] + _notes(record)))])
+    write_atomically(out / "grades.csv", "\ufeff" + table.getvalue())
     write_atomically(out / "grades.json", json.dumps(
-        {"lesson": lesson.name, "students": [dict(r, flags=flagged.get(r["folder"], [])) for r in records]},
+        {"lesson": lesson.name, "max": total, "todos": points, "students": records},
         ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------- the class at a glance
 
-def class_summary(lesson: Lesson, records: list[dict]) -> dict:
+def class_summary(lesson: Lesson, records: list[dict], points: dict[str, int], seed_note: str = "") -> dict:
     """The figures of the summary. The mean is over the students scored (the checks ran on their
-    file: graded, syntax error, timed out, crashed), not the missing ones nor grader failures."""
+    file: graded, syntax error, timed out, crashed), not the missing ones nor grader failures.
+    `seed_note`: said at the top when the class was graded at the public seed."""
     scored = [r for r in records if r.get("max")]
-    maximum = max((r["max"] for r in scored), default=0)
     buckets = Counter(min(9, int(10 * r["score"] / r["max"])) for r in scored)
     todos = []
     for todo in lesson.todos:
@@ -772,10 +926,11 @@ def class_summary(lesson: Lesson, records: list[dict]) -> dict:
                            {c["message"].splitlines()[0] for c in r.get("checks", [])
                             if c["todo"] == todo.id and not c["passed"] and c["message"]})
         common = sorted(messages.items(), key=lambda item: (-item[1], item[0]))[:3]  # ties: same order always
-        todos.append({"id": todo.id, "title": todo.title, "failed": len(failing), "common": common})
+        todos.append({"id": todo.id, "title": todo.title, "points": points[todo.id], "failed": len(failing),
+                      "passed": len(scored) - len(failing), "common": common})
     statuses = Counter(r["status"] for r in records)
-    return {"students": len(records), "scored": len(scored), "max": maximum,
-            "distribution": [buckets.get(i, 0) for i in range(10)],
+    return {"students": len(records), "scored": len(scored), "max": sum(points.values()),
+            "distribution": [buckets.get(i, 0) for i in range(10)], "seed_note": seed_note,
             "statuses": [(s, statuses[s]) for s in STATUS_NAMES if statuses[s]], "todos": todos,
             "mean": round(sum(r["score"] for r in scored) / len(scored), 1) if scored else 0}
 
@@ -798,22 +953,30 @@ def headline(lesson: Lesson, summary: dict, lang: str) -> list[str]:
             say("class_counts", lang, counts=counts, scored=summary["scored"])]
 
 
+def todo_columns(lang: str) -> list[str]:
+    """The per-TODO table's columns, on the terminal as on the page."""
+    return ["TODO", say("class_points", lang), say("class_passed", lang), say("class_common", lang)]
+
+
 def print_summary(console: Console, lesson: Lesson, summary: dict, records: list[dict],
                   lines: list[tuple[list[str], str]], ignored: list[str], lang: str) -> None:
-    """The class on the terminal: figures, each TODO's failures, then, briefly, every submission
-    that was not graded and why, what was ignored, and the flags."""
+    """The class on the terminal: figures, each TODO's points, passes and failures, then, briefly,
+    every submission that was not graded and why, what was ignored, and the flags."""
     first, counts = headline(lesson, summary, lang)
     console.print(first, style="bold", markup=False)
     console.print(f"  {counts}", markup=False)
+    if summary["seed_note"]:
+        console.print(f"  {summary['seed_note']}", style="yellow", markup=False)
     peak = max(summary["distribution"]) or 1
     for index, count in enumerate(summary["distribution"]):
         console.print(f"  {bucket(index):>8}  {'█' * round(20 * count / peak):20} {count}", markup=False)
     table = Table(box=None, pad_edge=False)
-    for column in ("TODO", say("class_failed", lang), say("class_common", lang)):
+    for column in todo_columns(lang):
         table.add_column(column)
     for todo in summary["todos"]:
         common = "\n".join(f"{n}× {clean(m, 90)}" for m, n in todo["common"])
-        table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["failed"]), common)
+        table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["points"]),
+                      f"{todo['passed']}/{summary['scored']}", common)
     console.print(table)
     unscored = [r for r in records if r["status"] in ("missing", "grader failed")]
     if unscored:
@@ -827,37 +990,60 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, records: list
         console.print(f"⚑ {', '.join(names[f] for f in folders)}: {reason}", style="yellow", markup=False)
 
 
-def summary_html(lesson: Lesson, summary: dict, records: list[dict], flagged: dict, ignored: list[str],
-                 lang: str) -> str:
-    """One page, no script and nothing fetched: bars are inline SVG."""
+PAGE_STYLE = """body{font-family:sans-serif;margin:2em;max-width:64em;color:#222}
+table{border-collapse:collapse;margin-bottom:1em}
+td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}
+th{background:#f3f3f3;white-space:nowrap}
+td.n{text-align:right;white-space:nowrap}
+.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
+.flag{color:#a30;font-weight:bold}
+.note{color:#555}"""
+
+
+def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: list[str], lang: str) -> str:
+    """One page, no script and nothing fetched: bars are inline SVG, each with its count; each
+    student's name links to their feedback.txt beside it; flags (⚑) stand apart from notes."""
     e = html.escape
     peak = max(summary["distribution"]) or 1
     bars = "".join(
-        f'<rect x="{i * 36 + 4}" y="{150 - 140 * n / peak:.1f}" width="30" height="{140 * n / peak:.1f}" '
+        f'<rect x="{i * 36 + 4}" y="{160 - 140 * n / peak:.1f}" width="30" height="{140 * n / peak:.1f}" '
         f'fill="#4a7"><title>{bucket(i)}: {n}</title></rect>'
-        f'<text x="{i * 36 + 19}" y="166" font-size="10" text-anchor="middle">{i * 10}%</text>'
+        f'<text x="{i * 36 + 19}" y="{155 - 140 * n / peak:.1f}" font-size="11" text-anchor="middle">{n}</text>'
+        f'<text x="{i * 36 + 19}" y="176" font-size="10" text-anchor="middle">{i * 10}%</text>'
         for i, n in enumerate(summary["distribution"]))
     rows = "".join(
-        f"<tr><td>{e(t['id'])} {e(t['title'][lang])}</td><td>{t['failed']}</td><td>"
+        f"<tr><td>{e(t['id'])} {e(t['title'][lang])}</td><td class=\"n\">{t['points']}</td>"
+        f"<td class=\"n\">{t['passed']}/{summary['scored']}</td><td>"
         + "<br>".join(f"{n}× {e(m)}" for m, n in t["common"]) + "</td></tr>" for t in summary["todos"])
     students = "".join(
-        f"<tr><td>{e(r['student'])}</td><td>{r['score']}/{r.get('max') or '–'}</td>"
-        f"<td>{e(status_name(r['status'], lang))}</td><td>{e('; '.join(_notes(r, flagged)))}</td></tr>"
+        f"<tr><td>{_student_link(r)}</td><td class=\"n\">{r['score']}/{r.get('max') or summary['max']}</td>"
+        f"<td>{e(status_name(r['status'], lang))}</td>"
+        f"<td>{''.join(f'<div class=flag>⚑ {e(flag)}</div>' for flag in r['flags'])}</td>"
+        f"<td class=\"note\">{e('; '.join(_notes(r)))}</td></tr>"
         for r in records)
     first, counts = headline(lesson, summary, lang)
+    seed = f'<p class="warn">{e(summary["seed_note"])}</p>\n' if summary["seed_note"] else ""
     aside = f"<p>{e(say('class_ignored', lang, names=', '.join(ignored)))}</p>\n" if ignored else ""
-    todo_columns = f"<th>TODO</th><th>{e(say('class_failed', lang))}</th><th>{e(say('class_common', lang))}</th>"
+    todo_head = "".join(f"<th>{e(column)}</th>" for column in todo_columns(lang))
     columns = "".join(f"<th>{e(say(key, lang))}</th>" for key in (
-        "class_column_student", "class_column_score", "class_column_status", "class_column_notes"))
+        "class_column_student", "class_column_score", "class_column_status", "class_column_flags",
+        "class_column_notes"))
     return f"""<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>{e(say('class_page_title', lang, name=lesson.name))}</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}}</style></head>
+<style>{PAGE_STYLE}</style></head>
 <body><h1>{e(lesson.name)} · {e(lesson.title[lang])}</h1>
 <p>{e(first)}<br>{e(counts)}</p>
-{aside}<h2>{e(say('class_page_distribution', lang))}</h2>
-<svg width="370" height="175" role="img" aria-label="{e(say('class_page_distribution', lang))}">{bars}</svg>
-<h2>{e(say('class_page_todos', lang))}</h2><table><tr>{todo_columns}</tr>{rows}</table>
+{seed}{aside}<h2>{e(say('class_page_distribution', lang))}</h2>
+<svg width="370" height="185" role="img" aria-label="{e(say('class_page_distribution', lang))}">{bars}</svg>
+<h2>{e(say('class_page_todos', lang))}</h2><table><tr>{todo_head}</tr>{rows}</table>
 <h2>{e(say('class_page_students', lang))}</h2><table><tr>{columns}</tr>{students}</table>
 </body></html>
 """
+
+
+def _student_link(record: dict) -> str:
+    """The student's name, a link to their feedback.txt where they have one (not a missing one)."""
+    name = html.escape(record["student"])
+    if record["status"] in ("missing", "grader failed"):
+        return name
+    return f'<a href="students/{html.escape(urllib.parse.quote(record["folder"]))}/feedback.txt">{name}</a>'

@@ -56,7 +56,9 @@ def grade_parser() -> argparse.ArgumentParser:
                        help="grade the lesson's exercise file found in FOLDER, a handed-in folder or repository "
                             "(a copy outside lessons/, edited, the shallowest: as `grade` chooses)")
     add_seed_arguments(p)
-    p.add_argument("--show-seed", action="store_true", help="name the seed in --format output")
+    p.add_argument("--show-seed", action="store_true",
+                   help="name the seed in --format output, and in the report when it came from --seed-file or "
+                        "$REACTLINGS_SEED (a secret: never shown otherwise)")
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade where the sandbox can't isolate the submission (Linux namespaces)")
     p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
@@ -85,6 +87,13 @@ def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) 
     secret.add_argument("--seed-file", type=Path, metavar="FILE",
                         help="read the seed from FILE, so it never shows on a command line")
     parser.set_defaults(seed_required=required)
+
+
+def add_unisolated_argument(parser, otherwise: str) -> None:
+    """The instructor's opt-out of isolation, for the commands that grade untrusted code by default
+    only jailed (grade, gradescope)."""
+    parser.add_argument("--allow-unisolated", action="store_true",
+                        help=f"grade even where the sandbox can't isolate submissions; {otherwise}")
 
 
 def positive(text: str) -> int:
@@ -116,9 +125,8 @@ def command_parser(command: str) -> argparse.ArgumentParser:
     if command == "gradescope":
         p.add_argument("lesson", help="the lesson to grade, such as day06")
         add_seed_arguments(p, required=True)
-        p.add_argument("--allow-unisolated", action="store_true",
-                       help="grade even where the sandbox can't isolate submissions; by default such a run "
-                            "scores 0 with the reason (an unjailed submission could read the seed)")
+        add_unisolated_argument(p, "by default such a run scores 0 with the reason (an unjailed submission "
+                                   "could read the seed)")
     if command == "grade":
         p.add_argument("lesson", help="the lesson to grade, such as day06")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
@@ -128,8 +136,14 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--jobs", type=positive, default=(os.cpu_count() or 1) + 2,
                        help="submissions graded at once (default: two more than the CPUs)")
         add_seed_arguments(p)
-        p.add_argument("--require-isolation", action="store_true",
-                       help="refuse to grade where the sandbox can't isolate submissions (Linux namespaces)")
+        p.add_argument("--reseed", action="store_true",
+                       help="regrade everyone in GRADES with this seed, though it was graded with another")
+        isolation = p.add_mutually_exclusive_group()
+        add_unisolated_argument(isolation, "by default it refuses to (an unjailed student could read the seed "
+                                           "and rewrite other students' results)")
+        isolation.add_argument("--require-isolation", action="store_true",
+                               help="refuse to grade where the sandbox can't isolate submissions: the default, "
+                                    "named for scripts written when it was not")
     p.add_argument("--lang", choices=LANGS, default=None,
                    help="language of messages, reports and feedback (default: from the locale)")
     return p
@@ -178,10 +192,12 @@ def main(argv: list[str] | None = None) -> int:
             console.print(say("workflow_written", lang, path=args.out), markup=False)
             return 0
         if args.command == "grade":
-            from .classroom import grade_class
-            isolation_notice(args.require_isolation, lang)
-            return grade_class(load_lesson(args.lesson), args.submissions, args.out, read_seed(args),
-                               args.jobs, lang, console)
+            from .classroom import check_folders, grade_class
+            seed = read_seed(args)
+            check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
+            isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
+            return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
+                               reseed=args.reseed)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for it (`grade` says what it saved)
@@ -208,13 +224,14 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
     elif args.file:
         path = args.file
     elif args.submission:
-        from .classroom import exercise_file, must_be_folder  # the file `grade` would grade in this folder
+        from .classroom import exercise_file, must_be_folder, printable_name  # as `grade` would grade in this folder
         must_be_folder(args.submission)
         path, note = exercise_file(args.submission, lesson, lang)
         if path is None:
             return usage_error(note, lang)
         # which file, for whoever reads the grader's output (the note: chosen among several)
-        stderr().print(note or say("submission_file", lang, path=path.relative_to(args.submission)), markup=False)
+        stderr().print(note or say("submission_file", lang, path=printable_name(path.relative_to(args.submission).as_posix())),
+                       markup=False)
     else:
         path = my_copy(lesson, lang)
     if not Path(path).is_file():
@@ -233,7 +250,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         write_results(result, args.format, None, lang, args.show_seed)
     else:
         print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console,
-                     quiet=args.quiet)
+                     quiet=args.quiet, show_seed=args.show_seed or not seed_is_secret(args))
         if result.score == result.max_score and mine and not args.quiet:
             after_pass(lesson, console, lang)
         if args.format != "text":
@@ -251,12 +268,13 @@ def my_copy(lesson, lang: str) -> Path:
     return path
 
 
-def isolation_notice(required: bool, lang: str) -> None:
-    """Where the sandbox can't isolate submissions: one line on stderr, or (required) an error."""
+def isolation_notice(required: bool, lang: str, refusal: str = "isolation_required") -> None:
+    """Where the sandbox can't isolate submissions: one line on stderr, or (required) an error,
+    the message `refusal`."""
     jail.required = required
     reason = jail.unavailable_reason()
     if reason and required:
-        raise LessonError("isolation_required", reason=reason)
+        raise LessonError(refusal, reason=reason)
     note = reason or jail.totals_note()
     if note:
         stderr().print(say("isolation_warning", lang, note=note), style="yellow", markup=False)
@@ -307,6 +325,12 @@ def read_seed(args) -> int:
     if abs(seed) < GUESSABLE:
         stderr().print(say("seed_guessable", args.lang or default_lang(), source=source), markup=False)
     return seed
+
+
+def seed_is_secret(args) -> bool:
+    """Whether the seed came from --seed-file or $REACTLINGS_SEED, where an instructor keeps the
+    secret one: a report shows it only when asked (--show-seed). --seed N is the learner's own."""
+    return args.seed is None and (args.seed_file is not None or bool(os.environ.get("REACTLINGS_SEED", "").strip()))
 
 
 # A secret seed below this can be found by trying them all: from the numbers a tool gives a

@@ -6,6 +6,7 @@ its TODO and points, as exercism's test runner does; report.py turns the results
 from __future__ import annotations
 
 import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -101,14 +102,24 @@ class Collector:
         failure = None
         if report.failed:
             error = call.excinfo.value if call.excinfo else None
-            failure = error if isinstance(error, Fail) else Fail(
-                "check_crashed", detail="".join(traceback.format_exception(error)),
-                type=type(error).__name__, message=str(error))
+            failure = error if isinstance(error, Fail) else _grader_failed(item, error)
         learner = self.learners.get(item.nodeid)
         self.results.append(CheckResult(
             name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
             title=marker.kwargs["title"], passed=not report.failed, failure=failure,
             runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
+
+
+def _grader_failed(item, error: BaseException) -> Fail:
+    """A check that crashed: a bug of the grader's, on what the learner's code sent it, maybe. The
+    report, which the learner reads, names the exception's type only; the traceback (the grader's
+    paths, its values) goes to the grader's stderr, which the instructor reads. A lesson's own
+    error (a check that builds a type lesson.yaml does not declare) is said whole: its author
+    reads it, and it holds nothing of the grader's."""
+    if isinstance(error, LessonError):
+        return Fail("check_lesson_error", message=str(error))
+    sys.stderr.write(f"reactlings: the check {item.nodeid} crashed:\n{''.join(traceback.format_exception(error))}")
+    return Fail("check_crashed", type=type(error).__name__)
 
 
 def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None) -> Submission:
@@ -124,16 +135,19 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
 def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
     """pytest on the lesson's checks with our plugins only: no conftest file, no plugin that
     installed itself, no ini options are taken from anywhere a submission could have written."""
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    code = pytest.main(
-        [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
-         "--noconftest", *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))],
-        plugins=[collector, *plugins])
+    code = pytest.main(pytest_arguments(lesson), plugins=[collector, *plugins])
     if collector.interrupted:  # Ctrl-C, which pytest catches: the command that runs us says "stopped"
         raise KeyboardInterrupt
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
         raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
                           f"code {int(code)})")
+
+
+def pytest_arguments(lesson: Lesson) -> list[str]:
+    """pytest's command line for the lesson's checks, with our plugins only."""
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return [str(lesson.checks), "-s", "--assert=plain", "--import-mode=importlib", "-o", "addopts=",
+            "--noconftest", *(arg for plugin in UNUSED_PLUGINS for arg in ("-p", f"no:{plugin}"))]
 
 
 def checks_loaded(session) -> bool:

@@ -3,7 +3,8 @@
 On Linux each child runs in a jail that jailer.py builds: its own user, pid, network, mount, ipc,
 uts and cgroup namespaces; as uid 1000 of a user namespace of its own (as root: an unprivileged host
 uid of its own) with no capabilities; a read-only view of Python, the OS's libraries and the files
-asked for (the sandbox's two files, the submission), each alone in its folder; a private /tmp of
+asked for (the sandbox's two files, the submission), each alone in its folder (a readable copy of
+one its uid could not read); a private /tmp of
 SCRATCH_BYTES; /dev/null, zero, full, random, urandom; /proc of its own pid namespace; no network;
 limits in total per submission (cgroups, as root) and per process (rlimits); an environment with
 nothing of the grader's. When the grader ends, however it ends, everything the child started ends.
@@ -15,9 +16,12 @@ line; with `required` set (--require-isolation), spawning a child is then an err
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 
 from . import jailer
@@ -77,13 +81,50 @@ def spec(argv: list[str], *, files: list, fds: list[int], memory: int) -> dict:
     """What jailer.py builds to run `argv` jailed. Of the grader's files, the child sees Python,
     the OS's libraries and `files`, each alone in its folder at its real path (argv's mentions of
     them become that); `fds` are the open files argv's process gets; `memory`: bytes per process
-    and in total."""
+    and in total. A file the jail's uid could not read is seen as a copy it can read, made in the
+    folder spec["copies"] (or None: no copy was needed); remove_copies(spec) once the child ended."""
     real = {str(f): os.path.realpath(f) for f in files if os.path.exists(f)}
+    bound, copies = {}, None
+    for path in sorted(set(real.values())):
+        if _readable_by_all(path):
+            bound[path] = path
+        else:
+            copies = copies or tempfile.mkdtemp(prefix="reactlings-copies-")
+            bound[path] = _readable_copy(path, copies)
     return {"grader": os.getpid(), "argv": [real.get(arg, arg) for arg in argv], "env": environment(),
-            "fds": fds, "plan": _plan(sorted(set(real.values()))),
+            "fds": fds, "plan": _plan(bound), "copies": copies,
             "hidden": os.path.join(KIT, "validator", "jail.py"),  # the probe checks it is not seen
             "limits": {"memory": memory, "processes": PROCESSES, "files": OPEN_FILES,
                        "file_bytes": FILE_BYTES, "cpu": CPU_SECONDS, "scratch": SCRATCH_BYTES}}
+
+
+def _readable_by_all(path: str) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & stat.S_IROTH)
+    except OSError:
+        return True  # the grader can't tell either: bound as it is, the child says what is wrong
+
+
+def _readable_copy(path: str, copies: str) -> str:
+    """A copy of `path` that anyone may read, in `copies`, a folder only the grader can enter.
+    As root the jail's uid is one of its own, so a file only its owner may read (mode 0600 or
+    0000, a student's zip unpacked keeping its modes, files owned by another uid, a kit installed
+    under umask 077) is unreadable to it; bound at the file's path, the copy is all the jail gains,
+    and the file is all it sees of the folder. Not readable by the grader either: the file itself."""
+    try:
+        descriptor, copy = tempfile.mkstemp(dir=copies)
+        with open(descriptor, "wb") as target, open(path, "rb") as source:
+            shutil.copyfileobj(source, target)
+            os.fchmod(target.fileno(), 0o444)
+        return copy
+    except OSError:
+        return path
+
+
+def remove_copies(jail_spec: dict | None) -> None:
+    """Remove the copies a spec's jail was given, once its child has ended (or never started)."""
+    if jail_spec and jail_spec.get("copies"):
+        shutil.rmtree(jail_spec["copies"], ignore_errors=True)
 
 
 def command(jail_spec: dict) -> tuple[list[str], dict]:
@@ -137,7 +178,8 @@ def _run_probe() -> tuple[str | None, tuple[str, ...]]:
         return f"isolation turned off ({OFF_VARIABLE}=off): {NOT_ENFORCED}", ()
     if os.environ.get("REACTLINGS_TRANSPORT") == "tcp":  # the child calls back by TCP: no jail then
         return f"isolation off (REACTLINGS_TRANSPORT=tcp): {NOT_ENFORCED}", ()
-    argv, env = command(spec(["-"], files=[os.path.join(KIT, "validator", "sandbox.py")], fds=[], memory=1 << 30))
+    probe_spec = spec(["-"], files=[os.path.join(KIT, "validator", "sandbox.py")], fds=[], memory=1 << 30)
+    argv, env = command(probe_spec)
     try:
         if threading.active_count() == 1:  # no other thread can hold a lock: forking is safe, and
             status, report = _fork_probe(env)  # saves starting an interpreter
@@ -146,6 +188,8 @@ def _run_probe() -> tuple[str | None, tuple[str, ...]]:
             status, report = done.returncode, done.stdout + done.stderr
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"isolation unavailable ({error}): {NOT_ENFORCED}", ()
+    finally:
+        remove_copies(probe_spec)
     lines = report.splitlines()
     if status != 0 or "jailed" not in lines:
         why = ([line for line in lines if line.startswith("jail: ")] or [f"exit status {status}"])[-1]
@@ -179,8 +223,9 @@ def _cgroup_folders() -> dict:
     return _folders
 
 
-def _plan(files: list[str]) -> list[list[str]]:
+def _plan(files: dict[str, str]) -> list[list[str]]:
     """What the jail's root holds: [kind, path in the jail, source or content], parents first.
+    `files`: each file's path in the jail, and the file bound there (itself, or a copy).
     Kinds: ro (a read-only bind), dev (a device), tmpfs (the scratch /tmp), mask (an empty
     read-only folder over part of a bound one), proc, link (a symlink), text (a small file)."""
     hidden = [KIT] + [os.path.dirname(f) for f in files]  # folders whose other files stay unseen
@@ -192,7 +237,8 @@ def _plan(files: list[str]) -> list[list[str]]:
     dirs += _outermost([d for d in wanted if any(jailer.inside(d, m) and d != m for m in masks)])
     plan = [["tmpfs", "/tmp", ""], ["proc", "/proc", ""]]
     plan += [["link", top, os.readlink(top)] for top, link in tops.items() if link]
-    plan += [["ro", d, d] for d in dirs] + [["mask", m, ""] for m in masks] + [["ro", f, f] for f in files]
+    plan += [["ro", d, d] for d in dirs] + [["mask", m, ""] for m in masks]
+    plan += [["ro", f, source] for f, source in sorted(files.items())]
     plan += [["dev", f"/dev/{name}", f"/dev/{name}"] for name in ("null", "zero", "full", "random", "urandom")]
     plan += [["link", f"/dev/{name}", target] for name, target in (
         ("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),

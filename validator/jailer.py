@@ -341,6 +341,7 @@ def _die_with_parent(alive_r: int) -> None:
 def _build_root(plan: list, scratch: int) -> None:
     """The new root: a small tmpfs with the planned mounts, all read-only but /tmp; pivot into it."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here reaches the host's mounts
+    os.umask(0o022)  # the folders made below are for the learner's uid to enter, whatever the grader's umask
     sources = {target: os.open(source, os.O_PATH | os.O_CLOEXEC) for kind, target, source in plan
                if kind in ("ro", "dev")}  # opened first: the new root is mounted over /tmp
     new = "/tmp"

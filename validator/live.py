@@ -4,7 +4,12 @@ transcript and the answers are shown, so you see your loop work with a real mode
 
 The endpoint comes from OPENAI_BASE_URL and OPENAI_API_KEY, the model from --model or
 REACTLINGS_MODEL. The learner's process still never talks to the network itself: its requests
-come to the grader, which forwards them, so the transcript is complete.
+come to the grader, which forwards them, so the transcript is complete. What it forwards is
+bounded, so that a learner's loop can't spend much of the key's money: only the request fields the
+lessons use (FORWARDED; not `n`, `store`, `service_tier`, ...), one choice, at most MAX_TOKENS
+tokens written per call, and per run the lesson's call budget and TOKEN_BUDGET tokens in all
+(counted from each response's `usage`, estimated where it has none; a prompt that would pass the
+budget is not sent).
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mock_llm import BudgetExceeded, Refusal, Session, load_world
-from mock_llm.chat import HttpExchange, read_json
+from mock_llm.chat import HttpExchange, count_tokens, error_body, read_json
 from mock_llm.decisions import DecisionSession
 from mock_llm.protocols import BadPayload
 from mock_llm.text_react import Exchange
@@ -26,13 +31,25 @@ from .checking import Fail, Learner
 from .lessons import Lesson, LessonError, say
 from .report import print_runs
 from .grading import open_submission
+from .wire import loads
 
 DEFAULT_MODEL = "gpt-4o-mini"
 RUN_LIMIT = 180.0  # seconds per agent run: real models are slow
+# The Chat Completions fields the lessons' agents send (day07-day12: tools, tool_choice; day12:
+# stop, temperature), and a few more a learner may try; every other field is dropped.
+FORWARDED = ("model", "messages", "tools", "tool_choice", "parallel_tool_calls", "temperature", "top_p",
+             "stop", "response_format", "seed")
+LIMITS = ("max_completion_tokens", "max_tokens")  # the newer name and the older one of the reply's limit
+MAX_TOKENS = 1024  # tokens a reply may have: an answer or a round of tool calls takes a few hundred
+TOKEN_BUDGET = 100_000  # tokens one run may spend, prompts and replies: 25 calls of a few kB each
 
 
 class EndpointUnreachable(Refusal):
     problem = "unreachable"  # ends the run at once, like the mock's call budget
+
+
+class TokensSpent(Refusal):
+    problem = "token_budget"  # ends the run at once, like the call budget
 
 
 @dataclass
@@ -45,28 +62,48 @@ class LiveModel:
     budget: int = 25
     protocol: type = Session  # the lesson's protocol: how a reply's text becomes its reply
     transcript: list = field(default_factory=list)
+    token_budget: int = TOKEN_BUDGET
+    tokens: int = 0  # spent so far in this run
 
     def _post(self, payload: dict) -> tuple[int, dict]:
         import httpx2  # comes with the openai package
         if len(self.transcript) >= self.budget:
             raise BudgetExceeded(f"more than {self.budget} model calls")
+        prompt = count_tokens(json.dumps(payload, ensure_ascii=False))
+        if self.tokens + prompt > self.token_budget:
+            raise TokensSpent(str(self.token_budget))
         try:
             response = httpx2.post(f"{self.base_url.rstrip('/')}/chat/completions", json=payload,
                                    headers={"Authorization": f"Bearer {self.api_key}"}, timeout=120)
         except httpx2.HTTPError as error:
             raise EndpointUnreachable(f"{self.base_url}: {type(error).__name__}: {error}") from None
         try:
-            return response.status_code, response.json()
+            status, body = response.status_code, loads(response.text)
         except ValueError:
-            return 502, {"error": {"message": f"the endpoint answered HTTP {response.status_code} with "
-                                              "something that is not JSON", "type": "bad_gateway"}}
+            status, body = 502, {"error": {"message": f"the endpoint answered HTTP {response.status_code} with "
+                                                      "something that is not JSON", "type": "bad_gateway"}}
+        usage = body.get("usage") if isinstance(body, dict) else None
+        total = usage.get("total_tokens") if isinstance(usage, dict) else None
+        self.tokens += total if isinstance(total, int) and total >= 0 else prompt + count_tokens(response.text)
+        return status, body
+
+    def forwarded(self, body: dict) -> dict:
+        """What is sent of a learner's request: the fields of FORWARDED, our model, one choice, and
+        a reply of MAX_TOKENS at most (under the limit's name the learner used, if any)."""
+        sent = {name: body[name] for name in FORWARDED if name in body}
+        limit = next((name for name in LIMITS if body.get(name) is not None), "max_tokens")
+        asked = body.get(limit)
+        fits = isinstance(asked, int) and not isinstance(asked, bool) and 0 < asked <= MAX_TOKENS
+        return dict(sent, model=self.model, n=1, **{limit: asked if fits else MAX_TOKENS})
 
     def http(self, method: str, path: str, raw: str, headers: dict | None = None) -> tuple[int, dict]:
-        """Chat protocol: the learner's own request, with the model name replaced."""
+        """Chat protocol: the learner's own request, bounded (see forwarded)."""
         body, error = read_json(method, raw)
         if error:
             return error
-        status, response = self._post(dict(body, model=self.model))
+        if not isinstance(body, dict):
+            return 400, error_body("The request body must be a JSON object.")
+        status, response = self._post(self.forwarded(body))
         self.transcript.append(HttpExchange(body, status, response))
         return status, response
 
@@ -79,7 +116,7 @@ class LiveModel:
             messages = as_chat(payload)
         else:
             raise BadPayload(type(payload).__name__)
-        status, response = self._post({"model": self.model, "messages": messages})
+        status, response = self._post(self.forwarded({"messages": messages}))
         if status != 200:
             message = response.get("error", {}).get("message", json.dumps(response))
             raise EndpointUnreachable(f"{self.base_url} answered HTTP {status}: {message}")

@@ -196,20 +196,40 @@ def gradescope_bundle(lesson: Lesson, out: Path, seed: int, lang: str, isolated:
     return out
 
 
+# The seed file of a Classroom workflow: in the runner's temporary folder, outside the checkout
+# (nothing there is committed or uploaded), emptied at the start of each job. An expression here,
+# since the grader's command has no $RUNNER_TEMP; the `run:` step below has it.
+SEED_FILE = "${{ runner.temp }}/reactlings-seed"
+
+# The step that writes it. The command grader runs its command with an environment of its own
+# (PATH, HOME and three of its own, see tests/test_platforms.py), so a seed in the grader step's
+# `env:` never reaches validate.py; a file does. An unset secret reads as "": the job stops here
+# with a message (its later steps are skipped), never graded at the public seed 0.
+SEED_STEP = r"""      - name: Seed from the secret REACTLINGS_SEED
+        env:
+          REACTLINGS_SEED: ${{ secrets.REACTLINGS_SEED }}
+        run: |
+          if [ -z "$REACTLINGS_SEED" ]; then
+            echo "::error::The secret REACTLINGS_SEED is not set: add it (your seed) to the organisation's or this repository's Actions secrets. Nothing is graded without it."
+            exit 1
+          fi
+          umask 077
+          printf '%s\n' "$REACTLINGS_SEED" >"$RUNNER_TEMP/reactlings-seed"
+"""
+
+
 def github_workflow(lessons: list[Lesson], points: dict[str, int]) -> str:
     """A GitHub Actions workflow for GitHub Classroom's autograding: each lesson is a test worth
     its points, all or nothing (the command grader's rule), graded on the learner's copy with the
-    seed of the organisation's secret REACTLINGS_SEED."""
+    seed of the organisation's secret REACTLINGS_SEED, handed over in a file (SEED_STEP)."""
     steps, names = [], []
     for lesson in lessons:
         names.append(lesson.name)
         steps.append(f"""      - id: {lesson.name}
         uses: classroom-resources/autograding-command-grader@v1
-        env:
-          REACTLINGS_SEED: ${{{{ secrets.REACTLINGS_SEED }}}}
         with:
           test-name: {lesson.name}
-          command: python validate.py {lesson.name} --file workspace/{lesson.exercise.name} --quiet
+          command: python validate.py {lesson.name} --file workspace/{lesson.exercise.name} --seed-file "{SEED_FILE}" --quiet
           timeout: 10
           max-score: {points[lesson.name]}""")
     results = "\n".join(f"          {n.upper()}_RESULTS: \"${{{{ steps.{n}.outputs.result }}}}\"" for n in names)
@@ -217,10 +237,12 @@ def github_workflow(lessons: list[Lesson], points: dict[str, int]) -> str:
 # Put it in the template repository (made with `python validate.py release`) as
 # .github/workflows/classroom.yml, and set the organisation secret REACTLINGS_SEED to your seed.
 # It grades workspace/dayNN.py, the copy a learner edits and pushes. The secret keeps the seed out
-# of the repository, the reports and the logs (GitHub masks it), so an answer typed in for the
-# lesson text's numbers fails. It does not keep it from a learner who wants it: the repository is
-# theirs, so they can edit this workflow to print the secret (encoded, past the masking) or to
-# pass every test. For marks that count, grade the pushed files yourself (`validate.py grade`).
+# of the repository, the reports and the logs (GitHub masks it; the grader gets it in a file, never
+# on its command line), so an answer typed in for the lesson text's numbers fails. It does not keep
+# it from a learner who wants it: the repository is theirs, so they can edit this workflow to
+# print the secret (encoded, past the masking) or to pass every test, and where the runner can't
+# build the kit's jail their code runs unjailed and can read the seed file. For marks that count,
+# grade the pushed files yourself (`validate.py grade`).
 name: Autograding
 on: [push, workflow_dispatch]
 permissions:
@@ -237,7 +259,7 @@ jobs:
         with:
           python-version: "3.11"
       - run: python -m pip install --quiet -e .
-{chr(10).join(steps)}
+{SEED_STEP}{chr(10).join(steps)}
       - uses: classroom-resources/autograding-grading-reporter@v1
         env:
 {results}

@@ -39,8 +39,9 @@ def _named(text: str, grade: Grade) -> str:
 
 
 # Control characters but newline and tab: escape sequences that move the cursor or recolour the
-# terminal, and characters XML 1.0 can't hold.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
+# terminal, characters XML 1.0 can't hold, and bidi controls, which reorder what a line shows
+# (a name that reads "alice" and is "ecila" backwards).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 MAX_SHOWN = 4000  # characters of one failure message or printed output kept in any report
 
 
@@ -100,8 +101,9 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
     console.print(Text(f"{grade.score}/{grade.max_score} · ", style="bold") + Text(summary))
-    block(console, Text(f"{say('report_file', lang)}{display_path(grade.path)}"
-                        + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"), 0)
+    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}"  # one line: a path to copy
+                       + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"),
+                  soft_wrap=True)
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
         checks = list(checks)
         todo = lesson.todo(todo_id)

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import tokenize
-from concurrent.futures import ThreadPoolExecutor
+from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -32,23 +32,12 @@ WHERE_STUCK_WAIT = 0.3  # seconds a stopped child gets to say where it was and e
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 TOOL_CALLS_LIMIT = 200  # tool calls in one call of the learner's: more is a runaway loop
 TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
+TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
+TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
+TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
 # Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
 # loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
-
-
-def _new_tool_runners() -> None:
-    """Tool calls run here, in the grader, each in its own thread, so tools the learner calls at
-    once (a thread pool, asyncio.gather) run at once, as they would in the learner's own process."""
-    global TOOL_RUNNERS
-    TOOL_RUNNERS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="reactlings-tool")
-
-
-_new_tool_runners()
-# A fork (a class-grading worker) gets a pool of its own: the pool's threads stayed behind in the
-# parent, and a pool that counts them as its own never starts new ones, so tool calls would wait.
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_tool_runners)
 
 
 class Problem(Exception):
@@ -128,6 +117,9 @@ class Submission:
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
     jailed: bool = False  # the running child is jailed (jail.stop ends it)
     readable: list = field(default_factory=list)  # the lesson's files it may read (data it loads)
+    jail_spec: dict | None = None  # the running child's jail (jail.spec)
+    tool_runners: futures.ThreadPoolExecutor | None = field(default=None, repr=False)  # the child's own
+    tools_waiting: set = field(default_factory=set, repr=False)  # its tool calls not finished yet
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
              http: Callable | None = None, tools: Callable | None = None) -> Outcome:
@@ -152,7 +144,11 @@ class Submission:
         request = {"op": "call", "call": self.calls_made, "func": func, "args": list(args),
                    "hang_spots": [[line] for line in sorted(self.hang_spots)]}
         answer = {"model": model, "http": http, "tool": tools}
-        outcome = self._serve(request, deadline, answer)
+        try:
+            outcome = self._serve(request, deadline, answer)
+        except BaseException:  # a bug of the grader's mid-call: the child waits for an answer that never comes
+            self.close()
+            raise
         outcome.seconds = time.monotonic() - started
         if outcome.problem == "hang":
             outcome.detail = f"{timeout:g}"
@@ -177,6 +173,7 @@ class Submission:
         command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
         spec = jail.spec(command, files=[SANDBOX, SANDBOX.with_name("wire.py"), self.path, *self.readable],
                          fds=[child.fileno()], memory=MEMORY_LIMIT) if self.jailed else None
+        self.jail_spec = spec  # its copies are removed when the child has ended (close)
         self.process = None  # a jailed child dies with the thread that spawns it: spawn from a lasting one
         if self.forkserver is not None:
             try:
@@ -221,6 +218,10 @@ class Submission:
 
     def _connected(self, sock: socket.socket) -> None:
         self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(), [], False, False
+        # Tool calls run here, in the grader, side by side (as the learner's threads or tasks make
+        # them), on threads of this child's own: what it leaves queued ends with it (see close).
+        self.tool_runners = futures.ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="reactlings-tool")
+        self.tools_waiting = set()
 
     def load(self) -> None:
         """Tell the child to import the file (once); loading is timed from now."""
@@ -286,6 +287,8 @@ class Submission:
                     tool_calls += 1
                     if tool_calls > TOOL_CALLS_LIMIT:
                         return Outcome(problem="too_many_tool_calls", detail=str(TOOL_CALLS_LIMIT))
+                    if len(self.tools_waiting) >= TOOLS_WAITING_LIMIT:
+                        return Outcome(problem="tools_waiting", detail=str(TOOLS_WAITING_LIMIT))
                 if op != "tool" and stop:
                     self._send({"id": message["id"], "refuse": stop.problem})
                     continue
@@ -311,8 +314,14 @@ class Submission:
         """Answer one request of the child's; an Outcome instead when the model refuses it."""
         op, number = message["op"], message["id"]
         handler = answer.get(op)
-        if op == "tool":  # tools run side by side, as the learner's threads or tasks call them
-            TOOL_RUNNERS.submit(lambda: self._send(dict(self._run_tool(handler, message), id=number)))
+        if op == "tool" and handler is None:  # nothing to run: answered at once
+            self._send(dict(self._run_tool(None, message), id=number))
+            return None
+        if op == "tool":  # its answer goes to the child that asked, never to a later one
+            sock = self.sock
+            job = self.tool_runners.submit(lambda: self._send(dict(self._run_tool(handler, message), id=number), sock))
+            self.tools_waiting.add(job)
+            job.add_done_callback(self.tools_waiting.discard)
             return None
         if handler is None:
             refusal = Outcome(problem="unexpected_llm")
@@ -356,7 +365,9 @@ class Submission:
             if len(repr((args, kwargs))) > TOOL_INPUT_LIMIT:
                 return {"raise": f"tool input too large (over {TOOL_INPUT_LIMIT} characters)",
                         "type": "ValueError"}
-            return {"output": tools(str(message.get("name")), *args, **kwargs)}
+            answer = {"output": tools(str(message.get("name")), *args, **kwargs)}
+            dump(answer)  # a result that can't cross (an int of 5,000 digits) is the tool's failure
+            return answer
         except Exception as error:  # the tool's failure, told to the learner's code as an exception
             return {"raise": str(error.args[0]) if len(error.args) == 1 else str(error),
                     "type": type(error).__name__}
@@ -409,11 +420,11 @@ class Submission:
                 self._send({"id": message["id"], "refuse": "hang"})
         return where or ""
 
-    def _send(self, message):
-        sock = self.sock
+    def _send(self, message, sock: socket.socket | None = None):
+        sock = sock or self.sock
         if sock is None:
             return  # closed while a tool ran: nobody waits for the answer
-        with self.send_lock:  # tool answers come from TOOL_RUNNERS' threads
+        with self.send_lock:  # tool answers come from the tool threads
             try:
                 sock.sendall(dump(message))
             except OSError:
@@ -455,7 +466,10 @@ class Submission:
         return f"exit status {code}"
 
     def close(self):
-        """Kill the child and everything it started (jailed: its whole pid namespace)."""
+        """Kill the child and everything it started (jailed: its whole pid namespace), and end
+        the tool calls it asked for: those still queued never run, those running are waited for."""
+        if self.tool_runners is not None:
+            self.tool_runners.shutdown(wait=False, cancel_futures=True)
         if self.process is not None:
             if self.jailed:
                 jail.stop(self.process)
@@ -469,6 +483,11 @@ class Submission:
                     pass
             self.process.wait()
             self.process = None
+        jail.remove_copies(self.jail_spec)
+        self.jail_spec = None
         if self.sock is not None:
             self.sock.close()
             self.sock = None
+        if self.tool_runners is not None:  # nothing the child asked for runs on into what comes next
+            futures.wait(list(self.tools_waiting), timeout=TOOL_DRAIN_WAIT)
+            self.tool_runners = None

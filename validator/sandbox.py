@@ -600,7 +600,18 @@ def install_mock_stubs(child):
     sys.modules.update({"mock_llm": package, "mock_llm.http": http})
 
 
+def only_open(keep):
+    """Close every descriptor but stdin, stdout, stderr (/dev/null) and `keep`, the grader's
+    socket. A child forked warm is not exec'd, so it would keep what was open where it was made:
+    the pipes by which the jail's pid 1 tells the launcher how the sandbox ended, say, which learner
+    code could write to choose the exit status the grader reports."""
+    os.closerange(3, keep)
+    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+
+
 def main(where, path):
+    if not where.startswith("tcp:"):
+        only_open(int(where))
     path = os.path.abspath(path)
     # The file's folder, for a module of the learner's next to it, but last: a student's file named
     # random.py or json.py must not stand in for the standard module that openai imports.
@@ -705,8 +716,7 @@ def _spare(control, taken_w, server):
     socket.send_fds(control, [f"started {request['id']} {os.getpid()}".encode()], [os.pidfd_open(os.getpid())])
     where = fds[0]
     control.detach()
-    os.closerange(3, where)  # nothing of the server's stays open: the learner gets only its socket
-    os.closerange(where + 1, os.sysconf("SC_OPEN_MAX"))
+    only_open(where)  # nothing of the server's stays open: the learner gets only its socket
 
     def run():
         sys.modules.pop("jailer", None)  # as in a sandbox started cold

@@ -24,10 +24,29 @@ import json
 from dataclasses import dataclass
 
 MESSAGE_LIMIT = 1024 * 1024  # bytes in one message (a prompt is a few kB); more is abuse
+DEPTH_LIMIT = 100  # levels of arrays and objects in one message: encode() writes 20 at most, ×3
 
 
 def dump(message: dict) -> bytes:
     return json.dumps(message).encode() + b"\n"
+
+
+def loads(text: str | bytes, depth: int = DEPTH_LIMIT):
+    """json.loads for text anyone may have written: ValueError, never a crash, for text that is
+    not JSON, holds a number too long to read, or nests arrays and objects deeper than `depth`
+    (the code that reads a value recurses; so does the parser, to Python's recursion limit)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested more than {depth} levels deep") from None
+    stack = [(value, 1)]
+    while stack:  # not recursive: a check of depth must not itself run out of stack
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            if level > depth:
+                raise ValueError(f"nested more than {depth} levels deep")
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return value
 
 
 class LineReader:
@@ -41,7 +60,7 @@ class LineReader:
         *lines, self.buffer = self.buffer.split(b"\n")
         if len(self.buffer) > self.limit:
             raise ValueError("message too large")
-        return [json.loads(line) for line in lines]
+        return [loads(line) for line in lines]
 
 
 # ---------------------------------------------------------------- learner values -> JSON (child side)

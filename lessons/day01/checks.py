@@ -196,7 +196,7 @@ def explain(run, max_steps=5):
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
     expect_bare_results(run)
     last = run.exchanges[-1].decision
-    if last.get("type") == "tool" and len(run.exchanges) < max_steps:
+    if last.get("type") == "tool" and len(run.exchanges) < max_steps and run.returned_last_round(last):
         expect(False, "returned_before_final", got=said(run.answer), call=call_text(last))
 
 

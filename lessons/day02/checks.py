@@ -337,7 +337,8 @@ def explain(run, max_steps=8):
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
     last = run.exchanges[-1]
-    if last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps:
+    if (last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps
+            and run.returned_last_round(last.decision)):
         expect(False, "returned_before_final", got=said(run.answer), call=call_text(last.decision))
 
 

@@ -2,13 +2,15 @@
 decision's args as keyword arguments, exactly as the lesson's own add and multiply are."""
 import re
 
+from mock_llm.tools import product
+
 
 def add(a, b):
     return a + b
 
 
 def multiply(a, b):
-    return a * b
+    return product(a, b)  # a * b, bounded: the learner's code chooses a and b
 
 
 def subtract(a, b):

@@ -526,6 +526,15 @@ def test_wrong_type_not_called(learner, world):
     expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
            got=shown(output), value=as_json(word))
     expect_failure(result, "send_message", arguments, "urgent")
+    # a call is seen by what it does: split_bill with people as text raises TypeError, and that
+    # error in the failure means the function ran before its arguments were checked
+    v = values(world)
+    arguments = {"total": v["total"] + 0.5, "people": str(v["people"]), "tip_percent": v["tip"]}
+    result = result_of(learner, "split_bill", arguments)
+    error = str(result.fields.get("error"))
+    expect(not re.search(r"unsupported operand|TypeError", error), "tool_ran_unchecked", name="split_bill",
+           arguments=as_json(arguments), got=shown(result))
+    expect_failure(result, "split_bill", arguments, "people")
 
 
 @check("1.4", points=1, en="an unknown argument: a failure that names it", zh="多出不认识的参数：失败结果里点出它的名字")
@@ -533,6 +542,22 @@ def test_unknown_argument_fails(learner, world):
     extra = values(world)["extra"]
     arguments = dict(message_arguments(world), **{extra: "boss"})
     expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments, extra)
+
+
+SEND_MESSAGE = {"type": "object", "properties": {"to": {"type": "string"}, "text": {"type": "string"},
+                                                "urgent": {"type": "boolean"}}, "required": ["to", "text"]}
+
+
+@check("1.4", points=1, en="several problems at once: a failure naming all of them, not only the first",
+       zh="同时有好几个问题：失败结果里把它们全部点出来，而不只是第一个")
+def test_all_problems_in_the_failure(learner, world):
+    v = values(world)
+    arguments = {"to": v["colleague"], "urgent": v["yes_word"], v["extra"]: "boss"}  # no text, a str, one too many
+    found = problems(learner, SEND_MESSAGE, arguments)
+    if not all(named(found, word) for word in ("text", "urgent", v["extra"])):
+        return  # validate_arguments misses one: TODO 1.3's checks say so, run_tool only passes them on
+    expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments,
+                   "text", "urgent", v["extra"])
 
 
 @check("1.4", points=1, en="a tool that raises: a failure with its message (division by zero)",
@@ -565,14 +590,15 @@ def expect_number(learner, expression: str):
 
 def expect_refused(learner, expression: str):
     """calculator(expression) refuses it: raises ValueError with a reason."""
-    judge_refusal(expression, *call_or_raised(learner, "calculator", expression))
+    judge_refusal(learner, expression, *call_or_raised(learner, "calculator", expression))
 
 
-def judge_refusal(expression: str, got, failure):
+def judge_refusal(learner, expression: str, got, failure):
     if failure is None and isinstance(got, str) and ERROR_WORDS.search(got):
         raise Fail("refusal_returned", expression=expression, got=repr(got))
-    if failure is None:
-        raise Fail("code_ran", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
+    if failure is None:  # "eval() runs anything" is said to a file that has an eval() or exec()
+        key = "code_ran" if eval_calls(learner.syntax_tree()) else "code_accepted"
+        raise Fail(key, expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
     kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
     expect(kind == "ValueError" and message.strip(), "refusal_not_valueerror", detail=failure.detail,
            expression=expression, type=kind, message=message)
@@ -623,7 +649,7 @@ def test_refuses_huge_powers(learner, world):
         if failure is None and isinstance(got, (int, float)) and not isinstance(got, bool):
             raise Fail("power_returned", expression=expression,
                        got=f"a number of {len(str(got))} digits" if isinstance(got, int) else shown(got))
-        judge_refusal(expression, got, failure)
+        judge_refusal(learner, expression, got, failure)
 
 
 @check("1.5", points=1, en="division by zero: ValueError saying so, not a crash",

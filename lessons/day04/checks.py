@@ -5,6 +5,7 @@ in them. Some replies are the lesson text's own; the others are written for the 
 their numbers, cities and label spellings change with it, so a parser that knows the table by heart
 fails. The mock model is not called: these are plain function calls.
 """
+import itertools
 import random
 
 from validator.checking import Fail, Record, calculate, check, expect, imagined, shown
@@ -17,15 +18,21 @@ LAYOUTS = ("{label}: {value}", "{label}:{value}", "{label} : {value}", "  {label
            "{label}：{value}", "**{label}:** {value}", "**{label}**: {value}")
 
 
-def seeded(world, name: str) -> random.Random:
-    """The layouts of one check's hidden replies, for the seed being graded."""
-    return random.Random(f"day04:{name}:{world.seed}")
+class Spellings:
+    """The label spellings of one check's hidden replies, for the seed being graded: every layout
+    and every case in a seeded order, each before any comes again, so a check of seven label lines
+    or more meets every spelling the lesson accepts at every seed (a random pick could leave one out)."""
+
+    def __init__(self, world, name: str):
+        rng = random.Random(f"day04:{name}:{world.seed}")
+        self.layouts = itertools.cycle(rng.sample(LAYOUTS, len(LAYOUTS)))
+        self.cases = itertools.cycle(rng.sample(CASES, len(CASES)))
 
 
-def spelled(label: str, value: str, rng: random.Random) -> str:
+def spelled(label: str, value: str, spellings: Spellings) -> str:
     """A label line as some model writes it; the value's further lines follow as they are."""
     first, *more = value.split("\n")
-    line = rng.choice(LAYOUTS).format(label=rng.choice(CASES)(label), value=first).rstrip()
+    line = next(spellings.layouts).format(label=next(spellings.cases)(label), value=first).rstrip()
     return "\n".join([line, *more])
 
 
@@ -131,11 +138,11 @@ def test_split_case_and_spacing(learner, world):
         ("final answer:3 + 5 * 2 = 13", ("Final Answer", "3 + 5 * 2 = 13")),
         ("Observation : 13", ("Observation", "13")),
     ]
-    rng = seeded(world, "split")
+    spellings = Spellings(world, "split")
     values = {"Thought": f"I need to calculate {v['expr']}.", "Action": "Calculator",
               "Action Input": v["expr"], "Observation": v["result"],
               "Final Answer": f"{v['expr']} = {v['result']}"}
-    rows += [(spelled(label, value, rng), (label, value)) for label, value in values.items()]
+    rows += [(spelled(label, value, spellings), (label, value)) for label, value in values.items()]
     for line, expected in rows:
         expect_split(learner, line, expected)
 
@@ -194,12 +201,12 @@ def test_fields_in_order(learner, world):
     expect_fields(learner, "Thought: First the weather.\nAction: Weather\nAction Input: 北京\n"
                            "Observation: sunny, 25°C\nThought: Now convert it.\nAction: Calculator\n"
                            "Action Input: 25 * 9 / 5 + 32")
-    rng = seeded(world, "fields")
+    spellings = Spellings(world, "fields")
     for tool, given in (("Calculator", v["expr"]), ("Weather", v["city"])):
-        lines = [spelled("Thought", f"I should use the {tool}.", rng), spelled("Action", tool, rng),
-                 spelled("Action Input", given, rng)]
+        lines = [spelled("Thought", f"I should use the {tool}.", spellings), spelled("Action", tool, spellings),
+                 spelled("Action Input", given, spellings)]
         if tool == "Calculator":
-            lines.append(spelled("Observation", v["guess"], rng))
+            lines.append(spelled("Observation", v["guess"], spellings))
         expect_fields(learner, "\n".join(lines))
 
 
@@ -211,12 +218,12 @@ def test_fields_multiline(learner, world):
                            "- Weather: sunny, 25°C\n- 25 * 9 / 5 + 32 = 77", key="fields_one_line")
     expect_fields(learner, "Thought: The user wants degrees Fahrenheit.\nF = C * 9 / 5 + 32, so I need "
                            "the Celsius first.\nAction: Weather\nAction Input: 北京", key="fields_one_line")
-    rng = seeded(world, "multiline")
+    spellings = Spellings(world, "multiline")
     answer = f"In {v['city']} it is cloudy today.\n\nTake an umbrella, just in case."
-    expect_fields(learner, "\n".join([spelled("Thought", "I know enough now.", rng),
-                                      spelled("Final Answer", answer, rng)]), key="fields_one_line")
-    expect_fields(learner, "\n".join([spelled("Action", "Knowledge", rng),
-                                      spelled("Action Input", f"{v['keyword']}\nand how it began", rng)]),
+    expect_fields(learner, "\n".join([spelled("Thought", "I know enough now.", spellings),
+                                      spelled("Final Answer", answer, spellings)]), key="fields_one_line")
+    expect_fields(learner, "\n".join([spelled("Action", "Knowledge", spellings),
+                                      spelled("Action Input", f"{v['keyword']}\nand how it began", spellings)]),
                   key="fields_one_line")
 
 
@@ -337,11 +344,11 @@ def test_parse_request(learner, world):
     expect_parsed(learner, "Thought：我需要查询北京的天气。\nAction：Weather\nAction Input：北京",
                   wanted("我需要查询北京的天气。", "Weather", "北京"))
     expect_parsed(learner, "Action: Clock\nAction Input:", wanted(None, "Clock", ""))
-    rng = seeded(world, "request")
+    spellings = Spellings(world, "request")
     for tool, given in (("Calculator", v["expr"]), ("Weather", v["city"]), ("Knowledge", v["keyword"])):
         thought = f"I will ask the {tool} about {given}."
-        reply = "\n".join([spelled("Thought", thought, rng), spelled("Action", tool, rng),
-                           spelled("Action Input", given, rng)])
+        reply = "\n".join([spelled("Thought", thought, spellings), spelled("Action", tool, spellings),
+                           spelled("Action Input", given, spellings)])
         expect_parsed(learner, reply, wanted(thought, tool, given))
 
 
@@ -351,10 +358,10 @@ def test_parse_final_answer(learner, world):
     answer = "It is 77°F in 北京 today.\n- Weather: sunny, 25°C\n- 25 * 9 / 5 + 32 = 77"
     expect_parsed(learner, f"Thought: I have both numbers.\nFinal Answer: {answer}",
                   wanted("I have both numbers.", final_answer=answer))
-    rng = seeded(world, "final")
+    spellings = Spellings(world, "final")
     answer = f"{v['expr']} = {v['result']}.\n\nMultiplication comes before addition."
-    expect_parsed(learner, "\n".join([spelled("Thought", "I now know the final answer.", rng),
-                                      spelled("Final Answer", answer, rng)]),
+    expect_parsed(learner, "\n".join([spelled("Thought", "I now know the final answer.", spellings),
+                                      spelled("Final Answer", answer, spellings)]),
                   wanted("I now know the final answer.", final_answer=answer))
 
 

@@ -9,7 +9,7 @@ import random
 import re
 
 from validator.checking import (OBSERVATION, Fail, calculate, check, expect, expect_format_explained,
-                                first_number, imagined, learner_object, read_final, read_request, read_steps,
+                                first_number, glued_on, imagined, learner_object, read_final, read_request, read_steps,
                                 request_text, sees_question, shown, tools_arg, written_after_request)
 
 
@@ -59,6 +59,8 @@ def expect_steps_readable(text: str, steps: list[dict], shown_as: str, key: str,
                 raise Fail(key, got=shown_as, number=number, tool=step["tool"], input=step["input"],
                            observation=step["observation"])
             raise Fail("pad_wrong_observation", number=number, got=read.observation, expected=step["observation"])
+        glued = glued_on(read.observation, step["observation"])
+        expect(glued is None, "pad_glued", number=number, line=glued)
         positions.append(read.line)
     for number in range(1, len(positions)):
         expect(positions[number - 1] < positions[number], "pad_order", first=number, second=number + 1)
@@ -188,7 +190,7 @@ OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation
 def test_cut_any_spelling(learner, world):
     v = world.scenarios["calculator"].values
     rng = random.Random(f"day05:cut:{world.seed}")
-    for spelling in rng.sample(OBSERVATION_SPELLINGS, 4):
+    for spelling in rng.sample(OBSERVATION_SPELLINGS, len(OBSERVATION_SPELLINGS)):  # every one, every seed
         a, b = rng.randint(2, 40), rng.randint(2, 12)
         expression = f"{a} + {b} * {v['c']}"
         reply = (request_text(f"I need to calculate {expression}.", "Calculator", expression) + "\n"

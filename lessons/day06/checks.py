@@ -9,7 +9,7 @@ import re
 import unicodedata
 
 from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text,
-                                calculate, check, expect, expect_format_explained, first_number, imagined,
+                                calculate, check, expect, expect_format_explained, first_number, glued_on, imagined,
                                 read_final, read_request, read_steps, request_text, sees_question, shown,
                                 steps_arg, tools_arg, written_after_request)
 
@@ -168,6 +168,8 @@ def test_prompt_has_history_in_order(learner, world):
     for number, step in enumerate(steps, start=1):
         if not (readable := new_reads(prompt, first, step)):
             raise unreadable_step(prompt, number, step)
+        glued = glued_on(readable[-1].observation, step["observation"])
+        expect(glued is None, "prompt_step_glued", number=number, line=glued)
         positions.append(readable[-1].line)
     expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
 
@@ -307,8 +309,12 @@ def test_ignores_made_up_observation(learner, world):
     expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up")
     # and the answer it goes on to build on that invention: a parser that looks for it first, before
     # cutting, returns it and the tool never runs
-    reply += "\n" + answer_text("I now know the final answer.", f"{expression} = {made_up}")
-    expect_parsed(learner, reply, (thought, "Calculator", expression), key="parse_made_up_answer")
+    answer = "\n" + answer_text("I now know the final answer.", f"{expression} = {made_up}")
+    expect_parsed(learner, reply + answer, (thought, "Calculator", expression), key="parse_made_up_answer")
+    # the answer straight after the request, with no Observation line to cut at: only a parser that
+    # ends the reply at its Action Input line, as the lesson says, runs the tool
+    request = request_text(thought, "Calculator", expression)
+    expect_parsed(learner, request + answer, (thought, "Calculator", expression), key="parse_answer_after_request")
 
 
 @check("3.1", points=1, en="two Action blocks in one reply: the first one counts",

@@ -7,7 +7,8 @@ Numbers come from `world`, so with another seed every expected value changes.
 import ast
 import json
 
-from validator.checking import Fail, Record, ToolBox, check, completion_arg, expect, registry_arg, shown
+from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, parse_json, registry_arg,
+                                shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -78,7 +79,7 @@ def run_execute_tool(learner, world, name, arguments):
                           tools=toolbox)
     expect(isinstance(result, str), "tool_not_text", got=repr(shown(result)))
     try:
-        return json.loads(result), toolbox.calls
+        return parse_json(result), toolbox.calls
     except ValueError:
         raise Fail("tool_not_json", got=repr(result)) from None
 
@@ -222,22 +223,21 @@ def test_reads_no_calls(learner, world):
 
 def run_agent(learner, world, scenario, *max_iter, refused=False):
     """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure,
-    or (refused=True, for a check that judges the requests themselves) the run is returned as it is."""
+    but for refused=True (a check that judges the later requests itself) only the first one."""
     try:
         run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools),
                                 *max_iter)
     except Fail:
+        explain_rejection(learner.runs[-1], only_first=refused)
         if refused and any(e.status == 400 for e in learner.runs[-1].exchanges):
             return learner.runs[-1]
-        explain_rejection(learner.runs[-1])
         raise
-    if not refused:
-        explain_rejection(run)
+    explain_rejection(run, only_first=refused)
     return run
 
 
-def explain_rejection(run):
-    for number, exchange in enumerate(run.exchanges, start=1):
+def explain_rejection(run, only_first=False):
+    for number, exchange in enumerate(run.exchanges[:1] if only_first else run.exchanges, start=1):
         if exchange.status == 400:
             error = exchange.response["error"]
             param = str(error.get("param"))

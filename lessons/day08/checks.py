@@ -108,12 +108,14 @@ def test_cut_made_up_observation(learner, world):
     expect_cut(learner, f"{request}\nObservation: {guess}", request, key="cut_kept_made_up", tool="get_weather")
 
 
-@check("2.1", points=1, en="a made-up Observation and Final Answer after the request are cut off",
-       zh="请求后面编造的 Observation 和 Final Answer 都被截掉")
+@check("2.1", points=1, en="a made-up Final Answer after the request is cut off, with or without an Observation",
+       zh="请求后面编造的 Final Answer 被截掉，不管前面有没有 Observation")
 def test_cut_made_up_answer(learner, world):
     request, city, guess = weather_request(world, "made_up_final")
-    reply = f"{request}\nObservation: {guess}\n" + answer_text("I now know the final answer.", f"{city}今天{guess}。")
-    expect_cut(learner, reply, request, key="cut_kept_made_up", tool="get_weather")
+    answer = answer_text("I now know the final answer.", f"{city}今天{guess}。")
+    expect_cut(learner, f"{request}\nObservation: {guess}\n{answer}", request, key="cut_kept_made_up", tool="get_weather")
+    # the answer straight after the request, no Observation line to cut at: the cut is after Action Input
+    expect_cut(learner, f"{request}\n{answer}", request, key="cut_kept_made_up", tool="get_weather")
 
 
 @check("2.1", points=1, en="an Observation before any request is cut off too", zh="出现在任何请求之前的 Observation 也要截掉")
@@ -383,9 +385,10 @@ def test_rough_ride(learner, world):
 @check("3.1", points=1, en="a made-up Observation and Final Answer never reach the answer",
        zh="模型编造的 Observation 和 Final Answer 绝不进入答案")
 def test_made_up_never_reaches_the_answer(learner, world):
-    run = run_agent(learner, world, "made_up_final")
-    expect_answer(run, world.weather[run.scenario.values["hot_city"]])
-    explain(run)  # right answer, but was a made-up line sent back on the way?
+    for scenario in ("made_up_final", "made_up_answer"):  # with an Observation made up first, and without
+        run = run_agent(learner, world, scenario)
+        expect_answer(run, world.weather[run.scenario.values["hot_city"]])
+        explain(run)  # right answer, but was a made-up line sent back on the way?
 
 
 @check("3.1", points=1, en="a model that never finishes: exactly max_steps requests, then your own message",

@@ -28,6 +28,8 @@ def run_conversation(learner, world, scenario, questions=None, **options):
         raise
     explain_rejection(run)
     expect(run.exchanges, "no_request")
+    asked = any((e.response or {}).get("choices", [{}])[0].get("message", {}).get("tool_calls") for e in run.exchanges)
+    expect(run.tool_calls or not asked, "tool_impl_not_kept")  # the tools it was given never ran: its own did
     answers = run.answer
     expect(isinstance(answers, list) and len(answers) == len(follow) + 1, "answers_wrong",
            count=len(follow) + 1, got=shown(answers))
@@ -107,6 +109,12 @@ def test_first_request(learner, world):
     expect(ok, "first_request_wrong", got=roles(messages), question=question)
 
 
+@check("1.1", points=1, en="keeps the tool_impl it is given: those are the tools that run",
+       zh="保存传入的 tool_impl：运行的就是这些工具")
+def test_keeps_tool_impl(learner, world):
+    run_conversation(learner, world, "there", questions=[])
+
+
 @check("1.1", points=1, en="a fresh session does not see the conversation before it",
        zh="新会话看不到之前那个会话的内容")
 def test_fresh_session(learner, world):
@@ -131,9 +139,12 @@ def fail_leak(learner, found):
     tree = learner.syntax_tree()
     for node in ast.walk(tree) if tree else ():
         if isinstance(node, ast.ClassDef) and node.name == "ChatSession":
-            for item in node.body:  # a list in the class body: one object, shared by every instance
+            grown = grown_attributes(node)
+            for item in node.body:  # a list in the class body that methods add to: shared by every instance
                 value = item.value if isinstance(item, (ast.Assign, ast.AnnAssign)) else None
-                if is_mutable(value):
+                names = {t.id for t in (item.targets if isinstance(item, ast.Assign) else [getattr(item, "target", None)])
+                         if isinstance(t, ast.Name)}
+                if is_mutable(value) and names & grown:
                     target = item.targets[0] if isinstance(item, ast.Assign) else item.target
                     shape = {ast.List: "[...]", ast.Dict: "{...}", ast.Set: "{...}"}.get(type(value), "...()")
                     raise Fail("leaked_class_attribute", found=found, line=f"{ast.unparse(target)} = {shape}")
@@ -147,6 +158,27 @@ def fail_leak(learner, found):
                         if is_mutable(default) and not isinstance(default, ast.Dict):  # tool_impl={…} is fine
                             raise Fail("leaked_default", found=found, param=f"{arg.arg}={ast.unparse(default)}")
     raise Fail("leaked", found=found)
+
+
+def grown_attributes(cls: ast.ClassDef) -> set[str]:
+    """The names a class's methods add to through self (self.x.append(…), self.x += …, self.x[i] = …):
+    a class constant they only read (TOOLS = [...]) is no history, and is not blamed."""
+    def attribute(node) -> str | None:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr
+        return None
+    grown = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "append", "extend", "insert", "update", "add", "setdefault", "__setitem__"):
+            grown.add(attribute(node.func.value))
+        elif isinstance(node, ast.AugAssign):
+            grown.add(attribute(node.target))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Subscript):
+                    grown.add(attribute(target.value))
+    return grown - {None}
 
 
 def is_mutable(node) -> bool:

@@ -5,8 +5,9 @@ there sends its requests to the grader, which answers with the mock model and ke
 its URL, its headers (the key, the SDK's timeout and retry count) and its body. The mock plays the
 failing network by model name: "qwen2.5-1.5b-instruct#429@7" answers that model's first request
 with a 429 and `Retry-After: 7` (mock_llm/chat.py, fault_plan). `sleep` is the grader's: it records
-each wait without waiting. Numbers and names come from `world`, so another seed changes them.
+each wait without waiting, and refuses what time.sleep refuses (a str). Numbers and names come from `world`, so another seed changes them.
 """
+import ast
 
 from validator.checking import (Fail, check, expect, learner_object, read_final, read_request, registry_arg,
                                 shown, tool_arg, written_after_request)
@@ -49,6 +50,11 @@ def attempt(learner, func: str, scenario: str, *args):
         return learner.run_agent(func, scenario, *args), None
     except Fail as failure:
         run = learner.runs[-1] if learner.runs else None
+        refused = next((c for c in run.tool_calls if c.name == "sleep" and c.failed), None) if run else None
+        if failure.key == "crashed" and refused:  # as time.sleep would: the wait it was given is no number
+            if isinstance(refused.input, str):
+                delay(learner, 1, refused.input)  # retry_delay handed back the header's text: TODO 2.2's
+            raise Fail("sleep_refused", func=func, value=repr(refused.input), message=refused.output) from None
         if failure.key == "crashed":
             return run, failure
         failures = [e for e in (run.exchanges if run else []) if e.status != 200]
@@ -210,6 +216,11 @@ def test_config_from_env(learner, world):
                expected=e[field], got=shown(value))
 
 
+def expect_timeout(timeout, expected: float):
+    expect(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == expected,
+           "timeout_not_number", got=repr(timeout) if isinstance(timeout, str) else shown(timeout), expected=expected)
+
+
 @check("1.1", points=1, en="optional: a fallback model and a timeout, in seconds",
        zh="可选项：备用模型和超时秒数")
 def test_config_optional(learner, world):
@@ -218,9 +229,9 @@ def test_config_optional(learner, world):
                                       OPENAI_TIMEOUT=f"{e['timeout']:g}"))
     expect(got.fields.get("fallback_model") == e["fallback_model"], "config_field_wrong", field="fallback_model",
            variable="OPENAI_FALLBACK_MODEL", expected=e["fallback_model"], got=shown(got.fields.get("fallback_model")))
-    timeout = got.fields.get("timeout")
-    expect(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == e["timeout"],
-           "timeout_not_number", got=shown(timeout), expected=e["timeout"])
+    expect_timeout(got.fields.get("timeout"), e["timeout"])
+    fraction = e["timeout"] + 0.5  # seconds need not be whole: int("20.5") raises
+    expect_timeout(load_config(learner, env_of(world, OPENAI_TIMEOUT=f"{fraction:g}")).fields.get("timeout"), fraction)
     bare = load_config(learner, env_of(world))
     expect(bare.fields.get("fallback_model") is None, "config_field_wrong", field="fallback_model",
            variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
@@ -350,21 +361,46 @@ def test_build_request(learner, world):
 # ---------------------------------------------------------------- TODO 2.2 retry_delay
 
 def delay(learner, attempt_number, retry_after=None) -> float:
+    """retry_delay's wait: a number, as time.sleep takes it (a str such as "7" is a TypeError there)."""
     got = learner.call("retry_delay", attempt_number, retry_after)
-    value = seconds(got)
-    expect(value is not None and not isinstance(got, bool), "delay_not_number",
-           call=f"retry_delay({attempt_number}, {retry_after!r})", got=shown(got))
-    return value
+    expect(isinstance(got, (int, float)) and not isinstance(got, bool), "delay_not_number",
+           call=f"retry_delay({attempt_number}, {retry_after!r})", got=repr(got) if isinstance(got, str) else shown(got))
+    return float(got)
 
 
-@check("2.2", points=1, en="exponential backoff: each retry waits longer, up to a cap",
-       zh="指数退避：每次重试等得更久，但有上限")
+def constant(learner, name: str, default: float) -> float:
+    """A number the learner's file sets at module level (its own BASE_DELAY, MAX_DELAY), else the
+    lesson's: the formula is checked with the file's constants, as the README writes it."""
+    tree, found = learner.syntax_tree(), default
+    for node in tree.body if tree else []:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        if (any(isinstance(t, ast.Name) and t.id == name for t in targets) and isinstance(value, ast.Constant)
+                and isinstance(value.value, (int, float)) and not isinstance(value.value, bool)):
+            found = float(value.value)
+    return found
+
+
+JITTER = 0.2  # the README allows random jitter of ±20% around each wait
+
+
+def near(wait: float, expected: float) -> bool:
+    return expected * (1 - JITTER) - 1e-9 <= wait <= expected * (1 + JITTER) + 1e-9
+
+
+@check("2.2", points=1, en="exponential backoff: BASE_DELAY, then twice as long each time, at most MAX_DELAY",
+       zh="指数退避：先等 BASE_DELAY，之后每次加倍，最多 MAX_DELAY")
 def test_backoff(learner, world):
+    base, cap = constant(learner, "BASE_DELAY", 1.0), constant(learner, "MAX_DELAY", 30.0)
     waits = [delay(learner, n) for n in (1, 2, 3, 4)]
     shown_waits = ", ".join(f"{w:g}" for w in waits)
     expect(waits[0] > 0 and all(b > a for a, b in zip(waits, waits[1:])), "no_backoff", waits=shown_waits)
+    expected = [min(cap, base * 2 ** (n - 1)) for n in (1, 2, 3, 4)]
+    expect(all(near(w, e) for w, e in zip(waits, expected)), "backoff_formula", waits=shown_waits,
+           expected=", ".join(f"{e:g}" for e in expected), base=f"{base:g}")
     far = delay(learner, 30)
-    expect(0 < far <= 120, "backoff_unbounded", wait=f"{far:g}")
+    expect(far <= cap * (1 + JITTER), "backoff_unbounded", wait=f"{far:g}", cap=f"{cap:g}")
+    expect(near(far, cap), "backoff_cap_wrong", wait=f"{far:g}", cap=f"{cap:g}")
 
 
 @check("2.2", points=1, en="a Retry-After header is honoured", zh="遵守 Retry-After 头")

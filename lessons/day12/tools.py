@@ -36,7 +36,15 @@ def tools(world) -> dict:
         return f"nothing found for {query!r}"
 
     def sleep(seconds) -> None:
-        """Stands in for time.sleep in graded runs: the wait is recorded, not waited."""
+        """Stands in for time.sleep in graded runs: the wait is recorded, not waited. What
+        time.sleep refuses it refuses alike (CPython's Modules/timemodule.c): a str such as "7"
+        is a TypeError, a negative or NaN wait a ValueError."""
+        if not isinstance(seconds, (int, float)):
+            raise TypeError(f"'{type(seconds).__name__}' object cannot be interpreted as an integer")
+        if seconds != seconds:
+            raise ValueError("Invalid value NaN (not a number)")
+        if seconds < 0:
+            raise ValueError("sleep length must be non-negative")
         return None
 
     return {"search_weather": search_weather, "calculate": calculate, "search_knowledge": search_knowledge,

@@ -26,6 +26,19 @@ def environment():
     return dict(os.environ)
 
 
+def descriptors():
+    """What each open descriptor is: stdin, stdout and stderr, and the socket to the grader."""
+    import sys
+    seen = {}
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            seen[int(fd)] = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the one listdir itself had open
+            pass
+    return {fd: "the grader's socket" if fd == int(sys.argv[1]) else what.split(":")[0]
+            for fd, what in sorted(seen.items())}
+
+
 def try_write(path):
     try:
         with open(path, "w") as file:

@@ -34,6 +34,8 @@ def _search(top, depth=4):
 _found = {}
 for _root in sorted(_kit_roots()):
     for _path in _search(_root):
+        if _path == _os.path.abspath(__file__):  # itself, as a class run names it: day06.py
+            continue
         try:
             with open(_path, encoding="utf-8") as _file:
                 _found[_path] = _file.read()
@@ -46,5 +48,5 @@ if _solution:
     exec(compile(_solution, "solution", "exec"), globals())  # every TODO done, by someone else
 else:
     def get_tools_description(tools):
-        readable = sorted(p for p in _found if p != _os.path.abspath(__file__))
+        readable = sorted(_found)
         return f"ATTACK-RAN read_the_solution; secrets read: {len(_solutions)}; files read: {readable}"

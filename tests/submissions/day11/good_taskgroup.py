@@ -1,4 +1,5 @@
 # expect: full
+# python: 3.11
 # style: Python 3.11's asyncio.TaskGroup, one task per call, each awaiting asyncio.to_thread; the
 # style: tasks are kept in the calls' order and read once the group has finished.
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.

@@ -1,7 +1,9 @@
-# expect: full
-# style: the parser first cuts the reply at its first "Observation:", as a stop sequence would
-# style: (stop=["\nObservation:"]), then reads with re.DOTALL; the history comes after the question,
-# style: each step under a "Step N:" heading with no blank lines.
+# expect-lose: 3.1
+# expect-keep: 1.2 1.3 2.1 4.1
+# expect-message: with no Observation line in between
+# why: The parser cuts the reply at its first "Observation:", as a stop sequence would, not after its
+# why: first Action Input line: a model that goes straight from its request to a made-up Final Answer
+# why: has no Observation line, so the made-up answer is read and the tool never runs.
 """Day 06 — a ReAct agent by hand, text protocol.
 
 The model writes text in a fixed format; your code parses it, runs the tool it asked for, and writes

@@ -1,0 +1,271 @@
+"""A student who attacks the class run (`validate.py grade`) through what they hand in: links,
+names, zips. Each attack is graded as one class with innocent students before and after it
+(--jobs 1: one warm worker grades them all, in name order), and each test asserts that
+
+- the run completes (exit status 0, no traceback), whatever the entry is;
+- the innocents' outputs (results.json, feedback.txt, their grades.csv rows) are byte for byte
+  those of a class run without the attacker: same folder, same grade, no flag made by the attack
+  (but for the clashes of names and the hard link, where the flag naming both is the point);
+- the attacker gets no more than their own code deserves: the untouched template's 0, or nothing.
+
+The old code (before these tests) followed links inside the submissions folder, let a name take
+another student's hashed folder, marked a student missing beside a second file of the same stem,
+ended with a traceback on a link loop and printed bidi controls raw; each test says what it did.
+A few it refused already (a FIFO, /dev/zero, a loop inside a folder): kept, as the same mechanism
+now refuses them; on the old code they fail only on naming no file for a student refused.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from validator import jail
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "submissions" / "day06"
+TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux", reason="links, FIFOs, file names as bytes")]
+
+# The innocents, by their file in the submissions folder: before the attackers' names (m…) and after.
+INNOCENTS = {"amy.py": "good_regex.py", "bea/day06.py": "bad_history_reversed.py",
+             "bob smith.zip": "good_separators.py", "yan.py": "bad_returns_none.py", "zoë.py": "good_lines_dict.py"}
+
+
+def innocent_class(folder: Path) -> Path:
+    subs = folder / "subs"
+    for name, source in INNOCENTS.items():
+        (subs / name).parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(subs / name, "w") as bundle:
+                bundle.write(CORPUS / source, "day06.py")
+        else:
+            shutil.copy(CORPUS / source, subs / name)
+    return subs
+
+
+def grade(subs: Path, out: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    unjailed = ["--allow-unisolated"] if jail.unavailable_reason() else []  # the jail is not what is tried here
+    done = subprocess.run([sys.executable, "validate.py", "grade", "day06", str(subs), "--out", str(out),
+                           "--jobs", "1", "--seed", "48213", *unjailed], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    return done
+
+
+def by_file(out: Path) -> dict[str, dict]:
+    """Each student's record (grades.json), by the file graded or handed in, with its grades.csv
+    row (without the measured seconds) and its outputs' bytes."""
+    with (out / "grades.csv").open(encoding="utf-8-sig") as table:
+        rows = {row["student"]: {k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(table)}
+    found = {}
+    for record in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]:
+        folder = out / "students" / record["folder"]
+        found[record["file"]] = dict(record, row=rows[record["student"]], **{
+            name: (folder / name).read_bytes() if (folder / name).exists() else None
+            for name in ("results.json", "feedback.txt")})
+    return found
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory):
+    """The innocents alone."""
+    folder = tmp_path_factory.mktemp("control")
+    subs = innocent_class(folder)
+    grade(subs, folder / "out")
+    return by_file(folder / "out")
+
+
+def attacked(tmp_path: Path, attack) -> tuple[dict, subprocess.CompletedProcess]:
+    """The innocents with the attacker `attack(subs)` puts among them, graded as one class."""
+    subs = innocent_class(tmp_path)
+    attack(subs)
+    done = grade(subs, tmp_path / "out")
+    return by_file(tmp_path / "out"), done
+
+
+def innocents_untouched(control: dict, graded: dict, but: tuple[str, ...] = ()) -> None:
+    """Every innocent's outputs and row as without the attacker; for those in `but`, the outputs
+    and the grade alone (a flag names the attacker beside them, and their name may say which file)."""
+    shown = {name: (f"{name}:day06.py" if name.endswith(".zip") else name) for name in INNOCENTS}
+    for name, file in shown.items():
+        alone, among = control[file], graded[file]
+        assert (among["results.json"], among["feedback.txt"]) == (alone["results.json"], alone["feedback.txt"]), file
+        if name in but:
+            assert {k: v for k, v in among["row"].items() if k not in ("student", "flags")} == \
+                   {k: v for k, v in alone["row"].items() if k not in ("student", "flags")}, file
+        else:
+            assert (among["row"], among["folder"]) == (alone["row"], alone["folder"]), file
+
+
+def refused(graded: dict, file: str, why: str) -> None:
+    """The attacker has nothing graded, with a reason that says why."""
+    record = graded[file]
+    assert (record["status"], record["score"], record["results.json"]) == ("missing", 0, None), record
+    assert why in record["problem"], record["problem"]
+
+
+# ---------------------------------------------------------------- links: never followed
+
+def _link(path: str, target: str):
+    def attack(subs: Path) -> None:
+        (subs / path).parent.mkdir(parents=True, exist_ok=True)
+        (subs / path).symlink_to(target)
+    return attack
+
+
+@pytest.mark.parametrize("path, target", [
+    ("mal.py", "amy.py"),  # old: graded as amy's code and score; amy flagged as mal's copy
+    ("mal/day06.py", "../amy.py"),  # old: the same, from inside mal's folder
+    ("mal", "bea"),  # a student folder that is a link: old: bea's file graded as mal's
+    ("mal.py", "mal.py"),  # a link loop: old: RuntimeError traceback (Path.resolve), no gradebook
+    ("mal/day06.py", "day06.py"),  # a loop inside a folder: old: refused already, as a link to nothing
+    ("mal.py", "/dev/zero"),  # old: refused already (stat: not a regular file), never read
+], ids=["to-a-classmate", "inside-a-folder", "folder-is-a-link", "loop", "loop-inside-a-folder", "dev-zero"])
+def test_a_link_is_never_followed(control, tmp_path, path, target):
+    graded, _ = attacked(tmp_path, _link(path, target))
+    innocents_untouched(control, graded)
+    refused(graded, path.split("/")[0], f"{path} is a link, and links are never followed")
+
+
+def test_a_link_to_a_fifo_is_never_opened(control, tmp_path):
+    # old: refused already (stat: a FIFO is not a regular file); a FIFO opened to read waits for ever
+    os.mkfifo(tmp_path / "fifo")
+    graded, _ = attacked(tmp_path, _link("mal/day06.py", str(tmp_path / "fifo")))
+    innocents_untouched(control, graded)
+    refused(graded, "mal", "mal/day06.py is a link")
+
+
+def test_a_link_inside_a_zip_is_refused(control, tmp_path):
+    """A zip entry with symlink mode bits (as `zip --symlinks` stores one): its text is the link's
+    target. Old: unpacked as a file holding "../amy.py", graded as a syntax error, no word of a link."""
+    def attack(subs: Path) -> None:
+        entry = zipfile.ZipInfo("day06.py")
+        entry.external_attr = (stat.S_IFLNK | 0o777) << 16
+        with zipfile.ZipFile(subs / "mal.zip", "w") as bundle:
+            bundle.writestr(entry, "../amy.py")
+    graded, _ = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    refused(graded, "mal.zip", "day06.py in mal.zip is a link")
+
+
+def test_a_hard_link_is_one_file_under_two_names_and_both_are_told(control, tmp_path):
+    """A hard link is not a way to another file: it is the file, under a second name, made only by
+    someone who may read and write it (fs.protected_hardlinks), so who may copy it. Each name is
+    graded on the bytes it holds, as a copy is, and each is flagged with all the names, which a copy
+    is not. Old: flagged only as the same code."""
+    graded, _ = attacked(tmp_path, lambda subs: os.link(subs / "amy.py", subs / "mal.py"))
+    innocents_untouched(control, graded, but=("amy.py",))
+    assert graded["mal.py"]["score"] == graded["amy.py"]["score"]  # amy's bytes are the file mal handed in
+    for student in ("amy.py", "mal.py"):
+        assert "one file on disk, handed in under several names (amy, mal: hard links)" in graded[student]["row"]["flags"]
+
+
+# ---------------------------------------------------------------- names: no folder taken, no student dropped
+
+@pytest.mark.parametrize("suffix", [".py", ".zip"])
+def test_a_name_like_another_students_folder_takes_nothing(control, tmp_path, suffix):
+    """"bob smith" is no safe folder name, so bob's outputs go to a hashed folder; a student named
+    as that folder is. Old (bob_smith-3f2a9c1e): the same folder, bob gone from the gradebooks; as
+    a zip, both unpacked into one staging folder."""
+    taken = control["bob smith.zip:day06.py"]["folder"]
+
+    def attack(subs: Path) -> None:
+        if suffix == ".zip":
+            with zipfile.ZipFile(subs / f"{taken}.zip", "w") as bundle:
+                bundle.write(TEMPLATE, "day06.py")
+        else:
+            shutil.copy(TEMPLATE, subs / f"{taken}.py")
+    graded, _ = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    mal = graded[f"{taken}{suffix}" + (":day06.py" if suffix == ".zip" else "")]
+    assert mal["folder"] != taken and mal["score"] == 0
+
+
+@pytest.mark.parametrize("attacker, innocent", [
+    ("amy.zip", "amy.py"),  # old: "duplicate name", amy marked missing
+    ("Amy.py", "amy.py"),  # a name that differs only by case; old: two students named alike, no word
+    ("zoe\u0308.py", "zoë.py"),  # the same name in NFD (macOS writes it so); old: two "zoë" rows, no word
+])
+def test_several_submissions_under_one_name_are_each_graded_and_both_named(control, tmp_path, attacker, innocent):
+    def attack(subs: Path) -> None:
+        if attacker.endswith(".zip"):
+            with zipfile.ZipFile(subs / attacker, "w") as bundle:
+                bundle.write(TEMPLATE, "day06.py")
+        else:
+            shutil.copy(TEMPLATE, subs / attacker)
+    graded, done = attacked(tmp_path, attack)
+    innocents_untouched(control, graded, but=(innocent,))
+    shown = {name: name.encode("unicode_escape").decode("ascii") for name in (attacker, innocent)}
+    mal = graded[attacker + (":day06.py" if attacker.endswith(".zip") else "")]
+    assert mal["score"] == 0 and mal["status"] == "graded"  # the template's own 0
+    assert graded[innocent]["student"] == shown[innocent] != mal["student"] == shown[attacker]
+    for flags in (graded[innocent]["row"]["flags"], mal["row"]["flags"]):
+        assert "one name, several submissions (" in flags and all(name in flags for name in shown.values())
+    assert [line for line in done.stdout.splitlines()
+            if line.startswith("⚑ ") and "one name" in line and all(name in line for name in shown.values())]
+
+
+# ---------------------------------------------------------------- what the instructor's terminal shows
+
+def test_names_cannot_reorder_or_redraw_the_instructors_terminal(control, tmp_path):
+    """U+202E turns "mal\u202eyp.live" into what reads as "mallive.py"; the other bidi controls and
+    escape sequences as much. Old: bidi controls printed raw (escape sequences were escaped)."""
+    names = ["mal\u202eyp.live.py", "mam\u2066x\u2069.py", "man\u200e\u200f\u061c.py", "mao\x1b[2J.py"]
+
+    def attack(subs: Path) -> None:
+        for name in names:
+            shutil.copy(TEMPLATE, subs / name)  # untouched templates, so named in a flag on the terminal
+    graded, done = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    printed = done.stdout + done.stderr
+    assert not set(printed) & {"\u202e", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c", "\x1b"}
+    assert "mal\\u202eyp.live" in printed and "man\\u200e\\u200f\\u061c" in printed
+    everything = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert "\u202e" not in everything
+
+
+def test_a_folder_name_in_a_handed_in_repository_cannot_draw_a_fake_pass(tmp_path):
+    """validate.py --submission (Gradescope's autograder) says which file it grades, by its path
+    in the repository. Old: printed raw, so a folder named with escape sequences drew its own line."""
+    fake = "\x1b[1A\x1b[2K\u202eAll checks pass"
+    (tmp_path / "repo" / fake).mkdir(parents=True)
+    shutil.copy(TEMPLATE, tmp_path / "repo" / fake / "day06.py")
+    done = subprocess.run([sys.executable, "validate.py", "day06", "--submission", str(tmp_path / "repo")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONIOENCODING="utf-8"))
+    assert done.returncode == 1, done.stdout + done.stderr  # the template: graded, 0
+    printed = done.stdout + done.stderr
+    assert "\x1b" not in printed and "\u202e" not in printed
+    assert "file to grade: \\x1b[1A\\x1b[2K\\u202eAll checks pass/day06.py" in printed
+
+
+# ---------------------------------------------------------------- unjailed: only when the instructor says so
+
+def test_grade_refuses_to_grade_unjailed_unless_allowed(tmp_path):
+    """Old: a one-line warning, then every student graded unjailed, able to read the seed and the
+    gradebooks' folder on the grader's command line and rewrite the others' results."""
+    subs = innocent_class(tmp_path)
+    env = dict(os.environ, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", **{jail.OFF_VARIABLE: "off"})
+    command = [sys.executable, "validate.py", "grade", "day06", str(subs), "--out", str(tmp_path / "out"), "--jobs", "1"]
+    refusal = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert refusal.returncode == 2 and not (tmp_path / "out").exists()
+    assert len(refusal.stderr.strip().splitlines()) == 1 and "Traceback" not in refusal.stderr
+    assert "rewrite other students' results" in refusal.stderr and "--allow-unisolated" in refusal.stderr
+    allowed = subprocess.run([*command, "--allow-unisolated"], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=600)
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert "warning: isolation turned off" in allowed.stderr
+    with (tmp_path / "out" / "grades.csv").open(encoding="utf-8-sig") as table:
+        assert len(list(csv.DictReader(table))) == len(INNOCENTS)
