@@ -24,6 +24,6 @@ def reply(lesson: str, payload):
     name = world.scripted([str(payload)])
     key = (lesson, name or "?" + question)
     if key not in _sessions:
-        scenario = world.scenarios[name] if name else world.improvise(question)
+        scenario = world.scenarios[name] if name else world.improvise(question, payload)
         _sessions[key] = world.protocol(scenario, world.seed, 10**9)
     return _sessions[key].answer(payload)

@@ -37,7 +37,7 @@ class Router:
         name = self.world.scripted(texts[:1], texts)
         key = name or "?" + question
         if key not in self.sessions:
-            scenario = self.world.scenarios[name] if name else self.world.improvise(question)
+            scenario = self.world.scenarios[name] if name else self.world.improvise(question, body)
             self.sessions[key] = self.world.protocol.over_http(scenario, self.seed, 10**9)
         return self.sessions[key]
 

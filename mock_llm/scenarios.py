@@ -156,18 +156,29 @@ class LessonWorld:
                     return name
         return None
 
-    def improvise(self, question: str) -> Scenario:
+    def improvise(self, question: str, request=None) -> Scenario:
         """A question no scenario scripts (a learner playing with their agent): the lesson's
         tools.py `plan(question, world)` says which tools answer it, in scenarios.yaml's form
-        ({"calls": [...], "answer": "..."}); when none fits, the model says so."""
+        ({"calls": [...], "answer": "..."}); when none fits, the model says so, naming the tools
+        the learner's `request` (the prompt, the messages, a Chat Completions body) offered it."""
         planner = getattr(self.module, "plan", None)
         spec = planner(question, self) if planner else None
         if not spec:
-            tools = ", ".join(self.tool_descriptions) or "none"
-            return Scenario("unscripted", "", [], "None of my tools can help with that question (my tools: "
-                            f"{tools}). Ask about something they can do.", [], repeat=False)
+            tools = ", ".join(self.offered_tools(request)) or "none"
+            return Scenario("unscripted", "", [], "None of the tools I was given can help with that question "
+                            f"(I was given: {tools}). Ask about something they can do.", [], repeat=False)
         return Scenario("unscripted", "", [_turn(c) for c in spec.get("calls", [])], spec["answer"],
                         list(self.tool_descriptions), repeat=False)
+
+
+    def offered_tools(self, request) -> list[str]:
+        """The tools a request offers the model: a Chat Completions body's `tools`, by their
+        function names; else the lesson's tools whose names its prompt or messages mention."""
+        if isinstance(request, dict) and isinstance(request.get("tools"), list):
+            functions = [t.get("function") for t in request["tools"] if isinstance(t, dict)]
+            return [str(f["name"]) for f in functions if isinstance(f, dict) and "name" in f]
+        text = str(request.get("messages") if isinstance(request, dict) else request)
+        return [name for name in self.tool_descriptions if re.search(rf"\b{re.escape(name)}\b", text)]
 
 
 def _turn(spec) -> list[Call]:

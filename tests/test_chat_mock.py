@@ -381,7 +381,12 @@ def test_over_http_any_ticker_of_the_table_is_looked_up():
     assert "TSLA: price 178.6" in answer.content and "NVDA: price 1180.0" in answer.content
     unrelated = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Hello"}],
                                                tools=tools).choices[0].message
-    assert unrelated.tool_calls is None and "None of my tools" in unrelated.content
+    assert unrelated.tool_calls is None and "None of the tools I was given" in unrelated.content
+    assert "(I was given: get_quote)" in unrelated.content
+    own = [{"type": "function", "function": {"name": "get_news", "parameters": {"type": "object", "properties": {}}}}]
+    news = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Good morning"}],
+                                          tools=own).choices[0].message
+    assert "(I was given: get_news)" in news.content and "get_quote" not in news.content  # the learner's, not the lesson's
 
 
 # ---------------------------------------------------------------- stop sequences, the text protocol over chat

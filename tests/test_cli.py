@@ -380,17 +380,26 @@ def test_progress_list_and_next(tmp_path):
     assert "day06" not in in_workspace(tmp_path, "next").stdout.splitlines()[0]
 
 
+def words(text: str) -> str:
+    """Text with its line breaks and indents (its wrapping) as single spaces."""
+    return " ".join(text.split())
+
+
 def test_hints_come_one_level_more_each_time(tmp_path, monkeypatch):
     lesson = load_lesson("day06")
     first = in_workspace(tmp_path, "hint", "day06")
     todo = lesson.todo("1.2")
-    assert "TODO 1.2" in first.stdout and todo.hints[0]["en"] in first.stdout
+    assert "TODO 1.2" in first.stdout and words(todo.hints[0]["en"]) in words(first.stdout)
+    assert all(line.startswith("    ") for line in first.stdout.splitlines()[2:3])  # a wrapped hint keeps its indent
     again = in_workspace(tmp_path, "hint", "day06")
     assert f"{min(2, len(todo.hints))} of {len(todo.hints)}" in again.stdout
 
 
 def test_reset_asks_and_keeps_a_backup(tmp_path):
     in_workspace(tmp_path, "day06")
+    in_workspace(tmp_path, "hint", "day06")
+    progress = lambda: json.loads((tmp_path / "progress.json").read_text(encoding="utf-8"))  # noqa: E731
+    assert "day06" in progress()["lessons"] and "day06" in progress()["hints"]
     copy = tmp_path / "day06.py"
     copy.write_text("# my work\n", encoding="utf-8")
     refused = in_workspace(tmp_path, "reset", "day06", stdin="n\n")
@@ -400,6 +409,18 @@ def test_reset_asks_and_keeps_a_backup(tmp_path):
     assert copy.read_text(encoding="utf-8") == TEMPLATE.read_text(encoding="utf-8")
     backups = list((tmp_path / "backups").glob("day06.*.py"))
     assert [b.read_text(encoding="utf-8") for b in backups] == ["# my work\n"]
+    assert "day06" not in progress()["lessons"] and "day06" not in progress()["hints"]  # the lesson starts again
+    assert re.search(r"day06\s+.*\snot started\s*$", in_workspace(tmp_path, "list").stdout, re.M)
+
+
+@pytest.mark.parametrize("command", [("day06",), ("hint", "day06"), ("day06", "--quiet"),
+                                     ("day06", "--format", "gradescope")])
+def test_a_command_that_makes_your_copy_says_so(tmp_path, command):
+    made = in_workspace(tmp_path, *command)
+    assert (tmp_path / "day06.py").is_file()
+    notes = [line for line in made.stderr.splitlines() if "made your copy" in line]
+    assert len(notes) == 1 and "day06.py" in notes[0], made.stderr
+    assert "made your copy" not in in_workspace(tmp_path, *command).stderr  # once: when it is made
 
 
 def test_no_lesson_names_the_commands():
@@ -418,6 +439,39 @@ def test_trace_can_pick_a_scenario():
     assert "── weather:" in out and "── calculator:" not in out
 
 
+@pytest.mark.parametrize("which, scenario", [("Never Finishes", "endless"), ("3 + 5", "calculator"),
+                                             ("TODO 4.1", "fahrenheit"), ("死循环", None)])
+def test_trace_matches_what_the_report_shows(which, scenario):
+    """A check's title (any case, either language), a TODO, a scenario's question; nothing
+    matched is said, with what would match."""
+    out = validate("day06", "--solution", "--trace", which).stdout
+    runs = set(re.findall(r"── (\w+):", out))
+    if scenario is None:
+        assert not runs and f"--trace {which}: no check or agent run matches it" in out
+        assert "calculator, endless, fahrenheit" in out
+    else:
+        assert scenario in runs and "no check or agent run matches" not in out
+
+
+def test_a_trace_after_a_check_that_printed():
+    """A failed check whose code printed shows that output, then the trace goes on."""
+    result = validate("day06", "--file", str(ROOT / "tests/submissions/day06/bad_history_not_fed_back.py"), "--trace")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "your code printed" in result.stdout and "── calculator:" in result.stdout
+
+
+def test_a_trace_is_shown_once():
+    """day07, the tool results sent without the assistant message: every agent check fails for that
+    one cause; its run is traced once, the same run under another check is named, not repeated."""
+    out = validate("day07", "--file", str(ROOT / "tests/submissions/day07/bad_no_assistant_message.py"),
+                   "--trace").stdout
+    traced_in_full = [run for run in out.split("── ")[1:] if run.startswith("one_quote:") and "round 1 ·" in run]
+    assert len(traced_in_full) == 1 and out.count("same cause as above") >= 4
+    assert "── unknown_ticker:" not in out and "── compare_three:" not in out  # their checks: "same cause"
+    runs, again = len(re.findall(r"^\s*── ", out, re.M)), out.count("(the same run as under")
+    assert again and len(re.findall(r"^\s*round 1 ·", out, re.M)) == runs - again
+
+
 def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     planted = ROOT / "lessons" / "day06" / "conftest.py"
     assert not planted.exists()
@@ -431,18 +485,29 @@ def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     assert json.loads(result.stdout)["score"] == 0
 
 
+@pytest.mark.parametrize("where, columns", [("terminal", 80), ("pipe", None), ("pipe", 60)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_an_80_column_terminal_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path):
+def test_lines_wrap_at_words_and_keep_their_indent(lang, tmp_path, where, columns):
+    """On a terminal as wide as $COLUMNS, and in a pipe (to a file, to `less`): $COLUMNS, else 80."""
     from rich.cells import cell_len
-    env = dict(os.environ, FORCE_COLOR="1", COLUMNS="80", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TERM")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", **({"FORCE_COLOR": "1"} if where == "terminal" else {}),
+               **({"COLUMNS": str(columns)} if columns else {}))
     partial = tmp_path / "day06.py"
     partial.write_text(SOLUTION.read_text(encoding="utf-8").replace(
         "return thought, \"\", final.group(1).strip()", "return thought, \"\", final.group(1).split()[0]"),
         encoding="utf-8")
     result = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(partial), "--lang", lang],
-                            cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8")
+                            cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8",
+                            stdin=subprocess.DEVNULL)  # no terminal anywhere to take a width from
     plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
-    assert all(cell_len(line) <= 80 for line in plain.splitlines())
+    assert "\x1b" in result.stdout or where == "pipe"
+    # but a word wider than a line, kept whole on a line of its own, and the lines of a path or a
+    # command to copy: the file graded, the command to run next
+    assert all(cell_len(line) <= (columns or 80) or " " not in line.strip() or "python validate.py" in line
+               or str(partial.name) in line for line in plain.splitlines())
+    assert max(map(cell_len, plain.splitlines())) > (columns or 80) - 10  # wrapped near the edge, not short
+    assert not [line for line in plain.splitlines() if line.endswith(" ")]  # no padding to the edge
     assert "get_tools_description" in plain and "parse_react_response" in plain  # never split mid-word
     hint = next(i for i, line in enumerate(plain.splitlines()) if line.lstrip().startswith(("hint:", "提示")))
     assert plain.splitlines()[hint + 1].startswith("  ")  # the continuation keeps the indent
@@ -476,3 +541,75 @@ def test_grade_checks_its_arguments_before_making_anything(tmp_path, problem):
 def test_every_argument_has_help(command):
     parser = cli.grade_parser() if command == "lesson" else cli.command_parser(command)
     assert [a.dest for a in parser._actions if not a.help] == []
+
+
+@pytest.mark.slow
+def test_an_interpreter_without_the_kits_packages_says_what_to_run(tmp_path):
+    """A venv made but not activated, or a system Python: its site has none of the kit's packages."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    bare = tmp_path / "venv" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    for args in (("day06",), ("list",), ("--help",)):
+        result = subprocess.run([str(bare), "validate.py", *args], cwd=ROOT, capture_output=True, text=True,
+                                timeout=60)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+        assert "reactlings needs its packages" in result.stderr and "pip install -e ." in result.stderr
+        assert ". .venv/bin/activate" in result.stderr and str(bare) in result.stderr
+
+
+def test_help_lists_every_command():
+    """Instructors' ones too; and each command's own --help."""
+    result = validate("--help")
+    assert result.returncode == 0
+    for command in cli.COMMANDS:
+        assert re.search(rf"^\s+python validate\.py {command}\b", result.stdout, re.M), command
+        own = validate(command, "--help")
+        assert own.returncode == 0 and f"usage: validate.py {command}" in own.stdout
+    assert "130" in result.stdout  # the exit statuses, Ctrl-C's too
+
+
+def test_the_mock_servers_help_is_complete():
+    """What serve does, with every option of it and the lessons it can answer for, in the first help."""
+    result = subprocess.run([sys.executable, "-m", "mock_llm", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    for option in ("--port", "--lesson", "--seed", "curl", "/v1", *lessons.lesson_names()):
+        assert option in text, option
+    for argument in ("--port", "--lesson", "--seed"):
+        assert re.search(rf"{argument} \w+ +\S", result.stdout), f"{argument} has no help"
+
+
+@pytest.mark.parametrize("name", ["bad_no_assistant_message.py", "bad_assistant_text_only.py"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_day07s_common_mistake_is_explained_on_its_check(name, lang):
+    """Tool results sent with no assistant message carrying their calls before them: the API's 400,
+    said in the lesson's terms, and the check on the assistant message shows what was sent."""
+    path = ROOT / "tests" / "submissions" / "day07" / name
+    tests = json.loads(validate("day07", "--file", str(path), "--format", "gradescope", "--lang", lang).stdout)["tests"]
+    by_title = {t["name"]: t for t in tests}
+    meant = by_title[f"TODO 4.1 · {lesson_check_title('test_assistant_message_appended', lang)}"]
+    assert meant["status"] == "failed" and "model_dump(exclude_none=True)" in meant["output"]
+    assert re.search(r"system → user( → assistant)? → tool", meant["output"])
+    first = by_title[f"TODO 4.1 · {lesson_check_title('test_one_quote', lang)}"]
+    assert "HTTP 400" in first["output"]
+    assert ("just before it" if lang == "en" else "紧挨在它前面") in first["output"]
+
+
+def lesson_check_title(function: str, lang: str) -> str:
+    """A day07 check's title, read from its @check above the function."""
+    source = (ROOT / "lessons" / "day07" / "checks.py").read_text(encoding="utf-8")
+    found = re.search(rf'@check\("[\d.]+", points=\d+, en="([^"]+)",\s*zh="([^"]+)"\)\ndef {function}\(', source)
+    return found.group(1 if lang == "en" else 2)
+
+
+def test_the_readme_starts_a_learner_at_day01():
+    """The quick start and "Learning" start at the first lesson; day06 stays the worked example."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme[readme.index("## Quick start"):readme.index("## Learning")]
+    learning = readme[readme.index("## Learning"):readme.index("### Against a real model")]
+    first = lessons.lesson_names()[0]
+    assert re.search(rf"```sh\n.*python validate\.py {first}\n```", quick)
+    assert f"workspace/{first}.py" in quick and "day06" not in quick
+    step_one = learning.split("\n1. ", 1)[1].split("\n2. ", 1)[0]
+    assert first in step_one and "validate.py next" in step_one
+    assert "python validate.py day06" in learning  # the flagship example, kept

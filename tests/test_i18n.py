@@ -148,6 +148,21 @@ def test_readmes_are_in_their_language(folder):
 
 
 @pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)
+def test_the_chinese_readmes_code_comments_are_chinese(folder):
+    """A comment that explains, in a code block of README.zh.md, is in Chinese as the prose is; a
+    program's output shown as comments (`# {"id": …`, its continuation lines) stays as printed."""
+    english = []
+    for block in CODE_BLOCK.findall((folder / READMES["zh"]).read_text(encoding="utf-8")):
+        for line in block.splitlines()[1:]:
+            comment = re.search(r"(?:^|\s)#(\s*)(.*)$", line)
+            if not comment or comment.group(1).startswith("  ") or comment.group(2).startswith(("{", "HTTP")):
+                continue
+            if re.search(r"\b[A-Za-z]+ [a-z]+ [a-z]+\b", comment.group(2)) and not CJK.search(comment.group(2)):
+                english.append(line.strip())
+    assert not english, f"{folder.name}/{READMES['zh']}: comments still in English: {english}"
+
+
+@pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)
 def test_readmes_have_the_same_structure(folder):
     def headings(lang):
         text = CODE_BLOCK.sub("", (folder / READMES[lang]).read_text(encoding="utf-8"))

@@ -370,7 +370,16 @@ def test_reply_routes_by_question(monkeypatch):
     prompt = f"Question: {CALC_Q}\n" + step("Calculator", "3 + 5 * 2", "13")
     assert parsed(mock_llm.reply("day06", prompt)) == {"Final Answer": "3 + 5 * 2 = 13"}
     stranger = mock_llm.reply("day06", "Question: What is the capital of France?")
-    assert "Final Answer" in stranger and "None of my tools can help" in stranger
+    assert "Final Answer" in stranger and "None of the tools I was given can help" in stranger
+
+
+def test_off_script_the_mock_names_the_tools_it_was_given(monkeypatch):
+    """Not the lesson's whole table: the tools the learner's prompt describes."""
+    monkeypatch.setattr(mock_llm, "_sessions", {})
+    only_calculator = "You can use these tools:\n- Calculator: evaluates arithmetic\nQuestion: Who wrote Hamlet?"
+    answer = mock_llm.reply("day06", only_calculator)
+    assert "(I was given: Calculator)" in answer and "Weather" not in answer
+    assert "(I was given: none)" in mock_llm.reply("day06", "Question: Who painted the Mona Lisa?")
 
 
 def test_questions_no_scenario_scripts_are_answered_with_the_tools(monkeypatch):

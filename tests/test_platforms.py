@@ -102,11 +102,17 @@ def test_the_release_speaks_to_learners(tmp_path):
     assert "python validate.py day06" in readme and "commit and push" in readme
     kit = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "--solution" in kit and "<!-- learners only" in kit  # the kit's own README keeps both
+    lessons = sorted(course.glob("lessons/*/README*.md"))
+    assert len(lessons) == 2 * len(list((ROOT / "lessons").glob("*/lesson.yaml")))
+    for lesson in lessons:  # nor any lesson's, in either language: never a command that fails there
+        text = lesson.read_text(encoding="utf-8")
+        assert "--solution" not in text and KIT_ONLY[0] not in text and KIT_ONLY[1] not in text, lesson
     work = tmp_path / "work"
     write(work, {"day06.py": SOLUTION})
     passed = run("day06", cwd=course, env={"REACTLINGS_WORKSPACE": str(work)})
     assert passed.returncode == 0
     assert "reference solution" not in passed.stdout and "--seed 7" in passed.stdout
+    assert "--solution" not in run("--help", cwd=course).stdout  # not offered where there is none
     solution = run("day06", "--solution", cwd=course)
     assert solution.returncode == 2 and "Traceback" not in solution.stderr
     assert "no reference solutions" in solution.stderr and len(solution.stderr.strip().splitlines()) == 1

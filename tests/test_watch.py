@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from terminal import tmux, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
@@ -46,29 +47,10 @@ def test_in_a_pipe_each_save_gives_one_line_and_a_pass_moves_on(tmp_path):
         watch.wait()
 
 
-def pane(session: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
-                          text=True).stdout
-
-
-def wait_for(session: str, text: str, seconds: float = 20) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        shown = pane(session)
-        if text in shown:
-            return shown
-        time.sleep(0.1)
-    raise AssertionError(f"{text!r} never appeared; the screen:\n{pane(session)}")
-
-
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_in_a_terminal_h_shows_hints_and_q_quits(tmp_path):
-    session = f"reactlings-watch-{os.getpid()}"
-    env = environment(tmp_path)
     command = f"cd {ROOT} && {sys.executable} validate.py watch day06; echo WATCH-ENDED; sleep 30"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "40", command],
-                   env=env, check=True)
-    try:
+    with tmux(command, environment(tmp_path), "reactlings-watch") as session:
         screen = wait_for(session, "score: 0/")
         assert "TODO 1.2" in screen and "not implemented yet" in screen and "h: a hint" in screen
         subprocess.run(["tmux", "send-keys", "-t", session, "h"], check=True)
@@ -79,5 +61,3 @@ def test_in_a_terminal_h_shows_hints_and_q_quits(tmp_path):
         assert "TODO 1.3" in screen
         subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
         wait_for(session, "WATCH-ENDED")
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

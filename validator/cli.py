@@ -4,14 +4,15 @@
     python validate.py list             every lesson, your best score, the course's progress
     python validate.py next             the first lesson not passed yet, and how to start it
     python validate.py hint day06       the next hint for the first TODO that fails
-    python validate.py reset day06      start day06 again (your file is kept in workspace/backups/)
+    python validate.py reset day06      start day06 again, its progress too (your file is kept in workspace/backups/)
     python validate.py watch [day06]    grade on every save
+    python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
 
-Exit status: 0 all checks pass, 1 some fail, 2 bad usage.
+Exit status: 0 all checks pass, 1 some fail, 2 bad usage, 130 stopped by Ctrl-C.
 """
 from __future__ import annotations
 
@@ -24,26 +25,32 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
 from . import jail, workspace
 from .grading import grade
-from .lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
+from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .live import run_live
-from .report import first_failing_todo, print_report, write_atomically, write_results
+from .report import block, first_failing_todo, print_report, write_atomically, write_results
 
-COMMANDS = ("list", "next", "hint", "reset", "watch", "grade", "release", "gradescope", "github-classroom")
+INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom")
+COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
+
+
+# Every command, as this module's docstring lists them (`validate.py COMMAND --help` for each one's options).
+COMMANDS_HELP = "commands (each with --help):\n" + __doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]
 
 
 def grade_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="validate.py", description="Grade a reactlings lesson: runs your code against the mock LLM.",
-        epilog="other commands: list · next · hint LESSON · reset LESSON · watch [LESSON]. "
-               "Examples: python validate.py day06 · python validate.py day06 --trace calculator")
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=COMMANDS_HELP)
     p.add_argument("lesson", nargs="?", help="a lesson such as day06 (or the path of a lesson folder)")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--solution", action="store_true", help="grade the reference solution instead")
+    which.add_argument("--solution", action="store_true",  # not offered where there are none (a release)
+                       help="grade the reference solution instead" if SOLUTIONS_DIR.is_dir() else argparse.SUPPRESS)
     which.add_argument("--file", type=Path, metavar="PATH", help="grade this file instead of your copy")
     which.add_argument("--submission", type=Path, metavar="FOLDER",
                        help="grade the lesson's exercise file found in FOLDER, a handed-in folder or repository "
@@ -55,8 +62,8 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade where the sandbox can't isolate the submission (Linux namespaces)")
     p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
-                   help="show every prompt, model reply and tool call; WHICH keeps only the checks or "
-                        "scenarios whose name contains it")
+                   help="show every prompt, model reply and tool call; WHICH keeps only the checks whose title "
+                        "or TODO (TODO 4.1), or the scenarios whose name or question, contains it (any case)")
     p.add_argument("--quiet", action="store_true", help="print only the score line")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
@@ -151,9 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         args = grade_parser().parse_args(argv)
         args.command = "lesson"
     lang = args.lang or default_lang()
+    # A learner's report piped to a file or `less` wraps as on a terminal: at $COLUMNS, else 80.
+    # An instructor's log (grade, release, …) stays whole lines there, for grep.
     console = Console(highlight=False)
-    if not console.is_terminal:
-        console.soft_wrap = True  # piped or redirected: whole lines, for grep and for files
+    console.soft_wrap = not console.is_terminal and args.command in INSTRUCTORS
     try:
         if args.command == "lesson":
             return grade_command(args, argv, lang, console)
@@ -192,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                                reseed=args.reseed)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for it (`grade` says what it saved)
+        stderr().print(say("stopped", lang), markup=False)
+        return 130
     except (LessonError, ScenarioError) as error:
         return usage_error(said(error, lang), lang)
     except OSError as error:  # a folder that can't be made, a file that can't be written or read
@@ -222,10 +233,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         stderr().print(note or say("submission_file", lang, path=printable_name(path.relative_to(args.submission).as_posix())),
                        markup=False)
     else:
-        path, created = workspace.working_copy(lesson)
-        if created and args.format == "text" and not args.quiet:
-            console.print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(
-                lesson.exercise)), style="cyan", markup=False)
+        path = my_copy(lesson, lang)
     if not Path(path).is_file():
         raise LessonError("no_such_file", path=path)
     if Path(path).resolve().suffix not in importlib.machinery.SOURCE_SUFFIXES:  # what Python imports, by name
@@ -248,6 +256,16 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         if args.format != "text":
             write_results(result, args.format, args.output, lang, args.show_seed)
     return 0 if result.score == result.max_score else 1
+
+
+def my_copy(lesson, lang: str) -> Path:
+    """The learner's copy of the lesson's exercise; made now, from the template, it says so in one
+    line (on stderr: it is no part of a report or a results file)."""
+    path, created = workspace.working_copy(lesson)
+    if created:
+        stderr().print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(lesson.exercise)),
+                       style="cyan", markup=False)
+    return path
 
 
 def isolation_notice(required: bool, lang: str, refusal: str = "isolation_required") -> None:
@@ -395,7 +413,7 @@ def next_lesson(console: Console, lang: str) -> int:
 
 def hint(lesson, console: Console, lang: str) -> int:
     """Grade your copy quietly, then show the next hint level of the first TODO that fails."""
-    path, _ = workspace.working_copy(lesson)
+    path = my_copy(lesson, lang)
     result = grade(lesson, path)
     workspace.record_score(lesson.name, result.score, result.max_score)
     todo_id = first_failing_todo(result)
@@ -407,7 +425,7 @@ def hint(lesson, console: Console, lang: str) -> int:
     console.print(say("hint_header", lang, todo=todo_id, title=todo.title[lang], function=todo.function,
                       level=level, levels=len(todo.hints)), style="bold", markup=False)
     for shown in todo.hints[:level]:
-        console.print("  • " + shown[lang], style="yellow", markup=False)
+        block(console, shown[lang], 4, "yellow", lead=Text("  • ", style="yellow"))
     if level < len(todo.hints):
         console.print(say("hint_more", lang, name=lesson.name), style="dim", markup=False)
     return 1
@@ -425,7 +443,7 @@ def reset(lesson, console: Console, lang: str, yes: bool) -> int:
             console.print(say("reset_cancelled", lang), markup=False)
             return 1
     backup = workspace.reset(lesson)
-    console.print(say("reset_done", lang, path=_shown_path(path)), markup=False)
+    console.print(say("reset_done", lang, path=_shown_path(path), name=lesson.name), markup=False)
     if backup:
         console.print(say("reset_backup", lang, backup=_shown_path(backup)), style="dim", markup=False)
     return 0

@@ -68,6 +68,12 @@ class Collector:
         self.scenario_world = world  # not `world`: that's the fixture
         self.results: list[CheckResult] = []
         self.learners: dict[str, Learner] = {}
+        self.interrupted = False
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        # Ctrl-C; not pytest's own Interrupted (a KeyboardInterrupt too), which a collection error raises
+        self.interrupted = isinstance(excinfo.value, KeyboardInterrupt) and not isinstance(
+            excinfo.value, pytest.Session.Interrupted)
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
@@ -130,6 +136,8 @@ def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
     """pytest on the lesson's checks with our plugins only: no conftest file, no plugin that
     installed itself, no ini options are taken from anywhere a submission could have written."""
     code = pytest.main(pytest_arguments(lesson), plugins=[collector, *plugins])
+    if collector.interrupted:  # Ctrl-C, which pytest catches: the command that runs us says "stopped"
+        raise KeyboardInterrupt
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
         raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
                           f"code {int(code)})")

@@ -107,8 +107,8 @@ def release(out: Path) -> Path:
 
 
 def _write_course(out: Path) -> Path:
-    """The learners' copy in `out`, a folder to be made: the shipped files, with the README and
-    .gitignore made for learners."""
+    """The learners' copy in `out`, a folder to be made: the shipped files, with the READMEs (the
+    kit's and the lessons') and .gitignore made for learners."""
     out.mkdir()
     for name in SHIPPED:
         source = ROOT / name
@@ -118,6 +118,8 @@ def _write_course(out: Path) -> Path:
             shutil.copytree(source, out / name, ignore=shutil.ignore_patterns(*NEVER, "*.pyc"))
         elif source.is_file():
             shutil.copy2(source, out / name)
+    for readme in (out / "lessons").glob("*/README*.md"):  # the lessons' have kit-only parts too (--solution)
+        readme.write_text(learners_readme(readme.read_text(encoding="utf-8")), encoding="utf-8")
     return out
 
 

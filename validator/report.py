@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console
-from rich.padding import Padding
 from rich.text import Text
 
 from .checking import LOAD_FAILURE
@@ -95,23 +95,26 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
         console.print(Text(f"{lesson.name} ") + score)
         return
     same = first_failures(grade)
+    traced: set[str] = set()  # the checks whose runs --trace showed
+    runs_shown: dict = {}  # each run shown, by its lines: the check it was shown under
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
     console.print(Text(f"{grade.score}/{grade.max_score} · ", style="bold") + Text(summary))
-    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}"
-                       + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"))
+    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}"  # one line: a path to copy
+                       + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"),
+                  soft_wrap=True)
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
         checks = list(checks)
         todo = lesson.todo(todo_id)
         got, total = grade.todo_score(todo_id)
         console.print()
-        console.print(Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
-                                   (f"({todo.function})", "dim"), "  ",
-                                   (f"{got}/{total}", "green" if got == total else "red")))
+        block(console, Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
+                                     (f"({todo.function})", "dim"), "  ",
+                                     (f"{got}/{total}", "green" if got == total else "red")), 0)
         for check in checks:
             mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
-            console.print(mark + Text(check.title[lang]))
+            block(console, check.title[lang], 4, lead=mark)
             if check.name in same:
                 block(console, say("same_cause", lang, title=same[check.name].title[lang]), 6, "dim")
             elif not check.passed:
@@ -120,62 +123,121 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
                     lines = clean(check.printed.rstrip()).splitlines()
                     shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
                     block(console, f"{say('report_output', lang)}\n{shown}", 6, "dim")
-            if trace is not None:
-                print_runs(console, [r for r in check.runs if not trace or trace in check.name
-                                     or trace in r.scenario.name], lang)
+            # --trace: one root cause's trace once (the checks that say "same cause" show none)
+            if trace is not None and not (check.name in same and same[check.name].name in traced):
+                runs = traced_runs(check, trace)
+                traced |= {check.name} if runs else set()
+                print_runs(console, runs, lang, runs_shown, check.title[lang])
         unloaded = all(c.failure and c.failure.cause == LOAD_FAILURE for c in checks if not c.passed)
         if got < total and not unloaded:  # a hint can't help while the file does not load
             block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
+    if trace is not None and not traced:
+        scenarios = sorted({run.scenario.name for check in grade.checks for run in check.runs})
+        key = "report_trace_none" if scenarios else "report_trace_no_runs"
+        console.print()
+        console.print(say(key, lang, which=trace, scenarios=", ".join(scenarios)), style="yellow", markup=False)
     console.print()
     console.print(score)
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
-        console.print(say("report_next", lang, command=command), markup=False)
+        console.print(say("report_next", lang, command=command), markup=False, soft_wrap=True)  # a command to copy: one line
 
 
 def first_failing_todo(grade: Grade) -> str | None:
     return next((c.todo for c in grade.checks if not c.passed), None)
 
 
-def block(console: Console, text: str, indent: int, style: str = "") -> None:
-    """Text indented by `indent` columns; on a terminal, long lines wrap at word boundaries and
-    their continuation keeps the indent (Chinese text included)."""
-    if console.soft_wrap:
-        console.print(Text(_indent(text, indent), style=style))
-    else:
-        console.print(Padding(Text(text, style=style), (0, 0, 0, indent)))
+def block(console: Console, text: str | Text, indent: int, style: str = "", lead: Text | None = None) -> None:
+    """Text indented by `indent` columns, its first line after `lead` if given (as wide: "  ✓ "),
+    wrapped to the console's width (see wrap) with the indent kept, no spaces padding a line's end:
+    the same on a terminal, in a file or in `less`. A console that keeps whole lines gets them whole."""
+    text = text.copy() if isinstance(text, Text) else Text(text, style=style)
+    text.expand_tabs()
+    width, first = max(console.width - indent, 20), True
+    for line in text.split("\n", allow_blank=True) or [Text()]:
+        for start, end in [(0, len(line))] if console.soft_wrap else wrap(line.plain, width):
+            piece = line[start:end]
+            console.print((lead if first and lead else Text(" " * indent if piece else "")) + piece, soft_wrap=True)
+            first = False
 
 
-def print_runs(console: Console, runs: list, lang: str) -> None:
+# Where a line may break: at spaces, and before and after each Chinese (CJK) character; a closing
+# mark (，。) stays with the character before it.
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+_CLOSING = "，。、；：！？）》」』”’…"
+_UNITS = re.compile(rf"\s+|[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+[{_CLOSING}]*")
+
+
+def wrap(line: str, width: int) -> list[tuple[int, int]]:
+    """Where one line breaks into lines of at most `width` terminal columns (a Chinese character
+    takes two): the (start, end) of each, broken at spaces and at Chinese characters; a word wider
+    than a line (a long path) has one of its own, whole, to copy or grep; a line's leading spaces
+    kept, the spaces at a break dropped."""
+    spans, start, end, used = [], 0, 0, 0  # the line so far: line[start:end], `used` columns wide
+    for unit in _UNITS.finditer(line):
+        if unit.group().isspace():
+            continue  # spaces count with the word after them
+        wide = cell_len(line[end:unit.end()])
+        if used + wide <= width:
+            end, used = unit.end(), used + wide
+            continue
+        if end > start:
+            spans.append((start, end))
+        start, end, used = unit.start(), unit.end(), cell_len(unit.group())
+    spans.append((start, end))
+    return spans
+
+
+def traced_runs(check: CheckResult, which: str) -> list:
+    """The runs of a check that `--trace WHICH` shows: every one for "", else those of a check whose
+    title (in any language), TODO ("TODO 4.1") or name holds WHICH, or whose scenario's name or
+    question does; in any case, as the report shows them."""
+    which = which.casefold()
+    names = (*check.title.values(), f"TODO {check.todo}", check.name)
+    if not which or any(which in name.casefold() for name in names):
+        return check.runs
+    return [r for r in check.runs if which in r.scenario.name.casefold() or which in r.scenario.question.casefold()]
+
+
+def print_runs(console: Console, runs: list, lang: str, shown: dict | None = None, title: str = "") -> None:
     """Each agent run: every round's prompt (or request) and reply, and the tools that ran. A
-    prompt that starts like the one before shows only what is new (the rest is folded)."""
+    prompt that starts like the one before shows only what is new (the rest is folded). A run
+    already in `shown` (its lines: the title of the check it was shown under) is named, not repeated."""
     for run in runs:
-        block(console, f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")
-        shown, previous = 0, ""  # chat messages already printed / the text prompt before
-        for number, exchange in enumerate(run.exchanges, start=1):
-            if shown and not exchange.continues(run.exchanges[number - 2]):
-                shown = 0  # the history was trimmed or rebuilt: show the whole request
-            sent, received, total = exchange.texts(shown)
-            full = sent
-            if shown:
-                sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
-            elif previous and sent.startswith(previous):  # the prompt grew: show what is new
-                sent = (say("report_trace_folded", lang, lines=previous.count("\n") + 1) + "\n"
-                        + sent[len(previous):].lstrip("\n"))
-            previous, shown = full, total
-            block(console, f"{say('report_trace_round', lang, round=number)} · {say('report_trace_prompt', lang)}",
-                  6, "bold")
-            block(console, clean(sent, None), 8, "dim")
-            block(console, say("report_trace_reply", lang), 6, "bold")
-            block(console, clean(received, None), 8)
-            for call in (c for c in run.tool_calls if c.round == number):
-                block(console, clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r}) → "
-                                     f"{call.output!r}"), 6, "magenta")
+        lines = run_lines(run, lang)
+        if shown is not None and lines in shown:
+            block(console, *lines[0])
+            block(console, say("report_trace_same_run", lang, title=shown[lines]), 6, "dim")
+            continue
+        if shown is not None:
+            shown[lines] = title
+        for line in lines:
+            block(console, *line)
 
 
-def _indent(text: str, spaces: int) -> str:
-    return "\n".join(" " * spaces + line for line in text.splitlines())
+def run_lines(run, lang: str) -> tuple:
+    """A run as --trace shows it: (text, indent, style) for each block."""
+    lines = [(f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")]
+    shown, previous = 0, ""  # chat messages already printed / the text prompt before
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if shown and not exchange.continues(run.exchanges[number - 2]):
+            shown = 0  # the history was trimmed or rebuilt: show the whole request
+        sent, received, total = exchange.texts(shown)
+        full = sent
+        if shown:
+            sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
+        elif previous and sent.startswith(previous):  # the prompt grew: show what is new
+            sent = (say("report_trace_folded", lang, lines=previous.count("\n") + 1) + "\n"
+                    + sent[len(previous):].lstrip("\n"))
+        previous, shown = full, total
+        lines += [(f"{say('report_trace_round', lang, round=number)} · {say('report_trace_prompt', lang)}",
+                   6, "bold"),
+                  (clean(sent, None), 8, "dim"), (say("report_trace_reply", lang), 6, "bold"),
+                  (clean(received, None), 8, "")]
+        lines += [(clean(f"{say('report_trace_tool', lang)}{call.name}({call.input!r}) → {call.output!r}"),
+                   6, "magenta") for call in run.tool_calls if call.round == number]
+    return tuple(lines)
 
 
 def test_name(check: CheckResult, lang: str) -> str:

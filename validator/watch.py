@@ -177,7 +177,7 @@ class Screen:
 
 
 def watch(name: str | None, console: Console, lang: str) -> int:
-    from .cli import first_unfinished
+    from .cli import first_unfinished, my_copy
     # The learner's own code on their own machine: no jail to build at each save (and a child kept
     # in reserve must see the file as it is at the save, which a jail's view, made earlier, would not).
     os.environ[jail.OFF_VARIABLE] = "off"
@@ -187,7 +187,7 @@ def watch(name: str | None, console: Console, lang: str) -> int:
     try:
         while name:
             lesson = load_lesson(name)
-            path, _ = workspace.working_copy(lesson)
+            path = my_copy(lesson, lang)
             collector = Collector(lesson, None, load_world(lesson.folder))
             loop = WatchLoop(lesson, path.resolve(), collector, screen, keys, wake)
             run_checks(lesson, collector, loop)
@@ -200,9 +200,5 @@ def watch(name: str | None, console: Console, lang: str) -> int:
                 time.sleep(1.5 if console.is_terminal else 0)
         console.print(say("course_done", lang), style="bold green", markup=False)
         return 0
-    except KeyboardInterrupt:
-        return 0
-    except LessonError:
-        raise
     finally:
         keys.restore()

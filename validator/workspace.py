@@ -42,8 +42,14 @@ def working_copy(lesson: Lesson) -> tuple[Path, bool]:
 
 
 def reset(lesson: Lesson) -> Path | None:
-    """Put a fresh copy of the exercise in place; the learner's file goes to backups/ first.
-    Returns the backup's path (None when there was nothing to keep)."""
+    """Put a fresh copy of the exercise in place, the learner's file in backups/ first, and start
+    the lesson's progress (best score, hints seen) again. Returns the backup's path (None when
+    there was nothing to keep)."""
+    state = load_state()
+    for entries in state.values():
+        if isinstance(entries, dict):
+            entries.pop(lesson.name, None)
+    save_state(state)
     path, created = working_copy(lesson)
     if created:
         return None

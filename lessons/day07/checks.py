@@ -221,25 +221,41 @@ def test_reads_no_calls(learner, world):
 
 # ---------------------------------------------------------------- TODO 4.1 run_agent
 
-def run_agent(learner, world, scenario, *max_iter):
-    """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure."""
+def run_agent(learner, world, scenario, *max_iter, refused=False):
+    """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure,
+    but for refused=True (a check that judges the later requests itself) only the first one."""
     try:
         run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools),
                                 *max_iter)
     except Fail:
-        explain_rejection(learner.runs[-1])
+        explain_rejection(learner.runs[-1], only_first=refused)
+        if refused and any(e.status == 400 for e in learner.runs[-1].exchanges):
+            return learner.runs[-1]
         raise
-    explain_rejection(run)
+    explain_rejection(run, only_first=refused)
     return run
 
 
-def explain_rejection(run):
-    for number, exchange in enumerate(run.exchanges, start=1):
+def explain_rejection(run, only_first=False):
+    for number, exchange in enumerate(run.exchanges[:1] if only_first else run.exchanges, start=1):
         if exchange.status == 400:
             error = exchange.response["error"]
+            param = str(error.get("param"))
+            messages = exchange.request.get("messages") or []
+            index = param.removeprefix("messages.[").removesuffix("].role")
+            if index.isdigit() and int(index) < len(messages) and messages[int(index)].get("role") == "tool":
+                # the lesson's most common mistake: tool results that answer no assistant message
+                failure = Fail("api_rejected_tool_without_call", request=number, message=error["message"])
+                failure.cause = "a tool message with no assistant message carrying its call before it"
+                raise failure
             # a tool call of an assistant message sent back, rebuilt by hand without a required field
-            key = "api_rejected_tool_calls" if ".tool_calls" in str(error.get("param")) else "api_rejected"
+            key = "api_rejected_tool_calls" if ".tool_calls" in param else "api_rejected"
             raise Fail(key, request=number, message=error["message"])
+
+
+def roles(messages) -> str:
+    """A request's messages as their roles: system → user → tool."""
+    return " → ".join(str(m.get("role")) if isinstance(m, dict) else "?" for m in messages)
 
 
 def explain_tool_choice(run):
@@ -335,7 +351,7 @@ def expect_parallel_calls(learner, world, scenario):
     if len(run.exchanges) > 1:
         messages = [m for m in run.exchanges[1].request["messages"] if isinstance(m, dict)]
         sent = {m.get("tool_call_id"): str(m.get("content")) for m in messages if m.get("role") == "tool"}
-        expect(sent, "assistant_not_appended", got=" → ".join(str(m.get("role")) for m in messages))
+        expect(sent, "assistant_not_appended", got=roles(messages))
         for call in asked:
             ticker = json.loads(call["function"]["arguments"])["ticker"]
             content = sent.get(call["id"], "")
@@ -374,7 +390,7 @@ def test_stops_at_max_iter(learner, world):
 @check("4.1", points=1, en="the assistant message with tool_calls comes before the tool results",
        zh="带 tool_calls 的 assistant 消息在工具结果之前")
 def test_assistant_message_appended(learner, world):
-    run = run_agent(learner, world, "one_quote")
+    run = run_agent(learner, world, "one_quote", refused=True)  # judged here: a second request refused too
     expect(run.exchanges, "no_request")
     users = [m for m in run.exchanges[0].request["messages"] if m.get("role") == "user"]
     if len(users) != 1:
@@ -389,7 +405,7 @@ def test_assistant_message_appended(learner, world):
     results = [(i, m.get("tool_call_id")) for i, m in enumerate(messages) if m.get("role") == "tool"]
     ok = (carrier is not None and issued <= {call_id for _, call_id in results}
           and all(i > carrier and call_id in issued for i, call_id in results))
-    expect(ok, "assistant_not_appended", got=" → ".join(str(m.get("role")) for m in messages))
+    expect(ok, "assistant_not_appended", got=roles(messages))
 
 
 @check("4.1", points=1, en="offers the tool with every request", zh="每个请求都提供工具")
