@@ -23,6 +23,7 @@ import ast
 import copy
 import difflib
 import hashlib
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,8 +144,9 @@ def _edits(node, parents, lines, starts, regions):
     start, end = where(node.lineno, node.col_offset), where(node.end_lineno, node.end_col_offset)
 
     def expression(operator, new):
-        text = ast.unparse(new)
-        if not isinstance(new, ATOMS) and isinstance(parents.get(node), TIGHT):
+        text, outer = ast.unparse(new), parents.get(node)
+        loose = isinstance(outer, ast.BoolOp) and isinstance(new, (ast.Compare, ast.BinOp, ast.UnaryOp))
+        if not isinstance(new, ATOMS) and isinstance(outer, TIGHT) and not loose:
             text = f"({text})"
         return operator, start, end, text
 
@@ -199,7 +201,8 @@ def _edits(node, parents, lines, starts, regions):
         yield "break", start, end, "continue"
     if isinstance(node, ast.Continue):
         yield "break", start, end, "break"
-    if isinstance(node, ast.stmt) and not isinstance(node, ast.Pass) and not _is_docstring(node):
+    if isinstance(node, ast.stmt) and not isinstance(node, ast.Pass) and not _is_docstring(node) \
+            and not _falls_off(node, parent):
         yield "drop", start, end, "pass"
     if isinstance(node, ast.Try) and node.handlers:
         yield "no_try", start, end, _dedented(node, lines)
@@ -209,12 +212,24 @@ def _is_docstring(node) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
+def _falls_off(node, parent) -> bool:
+    """A function's last statement `return` or `return None`: dropped, it changes nothing."""
+    if not isinstance(node, ast.Return) or not (node.value is None or _is_none(node.value)):
+        return False
+    return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.body[-1] is node
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def _is_key(node, parent) -> bool:
-    """A string used as a key: d["k"], {"k": "v"} (either), d.get("k"), x == "k", "k" in d."""
+    """A string used as a key: d["k"], {"k": "v"} (either, a value when it is a word: a message's
+    role, not a description), d.get("k"), x == "k", "k" in d."""
     if isinstance(parent, ast.Subscript) and parent.slice is node:
         return True
-    if isinstance(parent, ast.Dict):  # a key, or a value such as a message's role
-        return True
+    if isinstance(parent, ast.Dict):
+        return node in parent.keys or re.fullmatch(r"[A-Za-z_][\w-]*", node.value) is not None
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.args[:1] == [node]:
         return parent.func.attr in ("get", "pop", "setdefault")
     return isinstance(parent, ast.Compare)
