@@ -146,10 +146,12 @@ def test_audit_reports_equivalents_stale_ids_and_survivors(tmp_path):
     assert f"{first.killed}/{len(first.counted) - 1} killed on their own TODO" in done.stdout
 
 
-# The floor each lesson's audit reaches today at seed 0 (killed on their own TODO, % of the
-# non-equivalent mutants). THRESHOLD is the goal; a lesson below it is listed here at its measured
-# score, so the test fails if it gets worse and says the goal is not met.
-FLOOR = {}
+# THRESHOLD (95 %) is the goal for every lesson. A lesson that does not reach it yet is held here
+# at its measured score (killed on their own TODO, % of the non-equivalent mutants, seed 0), so
+# the test fails if it gets worse: day12 (2026-12-02) 67/80, its survivors mostly retry_delay's
+# formula and Retry-After (issue 17, kind 6), load_config's bad timeout, the loop's max_steps and
+# its format-correction round. Raise it as checks are added; remove it at 95 %.
+FLOOR = {"day12": 83.75}
 
 
 @pytest.mark.slow

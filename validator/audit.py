@@ -407,6 +407,8 @@ def audit_command(names: list[str], seed: int, jobs: int, limit: int, console: C
     results = []
     for name in names:
         lesson = load_lesson(name)
+        if not lesson.solution.is_file():  # the learners' copy of the course has no solutions/
+            raise LessonError("no_solution_here", path=lesson.solution, name=lesson.name)
         results.append(audit(lesson, seed, jobs, limit))
         print_audit(results[-1], lesson, console)
     if len(results) > 1:
