@@ -280,11 +280,12 @@ class Learner:
 
 
 # What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
-# "no such tool", "not found", "does not exist", "available tools: …", 未知工具 …); "calculator
-# failed: 'NoneType' object is not callable" (the lookup's None called) says none of them.
-UNKNOWN_TOOL = re.compile(r"unknown|unrecogni[sz]ed|not found|no such|no tool|not (?:a|an)(?: valid| known)? tool|"
-                          r"do(?:es)? ?n[o']?t exist|not exist|not available|unavailable|not registered|"
-                          r"invalid tool|available tools|未知|不存在|没有", re.IGNORECASE)
+# "no such tool", "not found", "does not exist", "not one of the tools", "available tools: …",
+# 未知工具 …); "calculator failed: 'NoneType' object is not callable" (the lookup's None called)
+# says none of them.
+UNKNOWN_TOOL = re.compile(r"unknown|unrecogni[sz]ed|not found|no such|no tool|not (?:a|an|one of)\b|one of|"
+                          r"do(?:es)? ?n[o']?t exist|not exist|available|not registered|invalid tool|"
+                          r"tools(?: are)?\s*:|choose from|未知|不存在|没有", re.IGNORECASE)
 
 
 def expect_unknown_tool_said(error, name: str, got) -> None:
