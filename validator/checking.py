@@ -300,4 +300,5 @@ def expect_own_fallback(run: AgentRun) -> None:
     question handed back, nor a tool's result (the validator's "fallback_not_own")."""
     answer = run.answer.strip() if isinstance(run.answer, str) else run.answer
     given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
-    expect(answer not in given, "fallback_not_own", got=shown(run.answer))
+    expect(answer not in given, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else
+           shown(run.answer))

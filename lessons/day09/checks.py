@@ -310,7 +310,7 @@ def test_stops_at_max_rounds(learner, world):
     expect(len(run.exchanges) == rounds, "rounds_wrong", rounds=rounds, count=len(run.exchanges))
     answer = run.answer[0]
     own = isinstance(answer, str) and answer.strip() and answer.strip() != run.scenario.question
-    expect(own, "no_fallback", got=shown(answer))
+    expect(own, "no_fallback", got=repr(answer) if isinstance(answer, str) else shown(answer))
 
 
 
