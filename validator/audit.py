@@ -103,7 +103,7 @@ def make_mutants(solution: str, lesson: Lesson) -> list[Mutant]:
     made, seen, ids = [], {ast.dump(tree)}, set()
     for node in sorted(_nodes(tree, regions), key=lambda n: (n.lineno, n.col_offset, type(n).__name__)):
         todo = next(t for begin, end, t in regions if begin < node.lineno and node.end_lineno < end)
-        for operator, start, end, text in _edits(node, parents, lines, starts, regions):
+        for operator, start, end, text in _edits(node, parents, lines, starts):
             source = solution[:start] + text + solution[end:]
             try:
                 dump = ast.dump(compile(source, lesson.solution.name, "exec", ast.PyCF_ONLY_AST))
@@ -135,7 +135,7 @@ def _nodes(tree: ast.AST, regions) -> list[ast.AST]:
     return inside
 
 
-def _edits(node, parents, lines, starts, regions):
+def _edits(node, parents, lines, starts):
     """(operator, start, end, replacement) for each change of `node`: character offsets in the
     solution's text."""
     def where(line, col):  # ast's columns count UTF-8 bytes
@@ -160,8 +160,7 @@ def _edits(node, parents, lines, starts, regions):
     if isinstance(node, ast.Constant) and type(node.value) is int:
         yield expression("number", ast.Constant(node.value + 1))
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_key(node, parent):
-        other = _other_key(node, parents, regions)
-        yield expression("key", ast.Constant(other))
+        yield expression("key", ast.Constant(_other_key(node, parents)))
     if isinstance(node, ast.Compare):
         for index, op in enumerate(node.ops):
             for table, operator in ((BOUNDARY, "boundary"), (COMPARE, "compare")):
@@ -235,7 +234,7 @@ def _is_key(node, parent) -> bool:
     return isinstance(parent, ast.Compare)
 
 
-def _other_key(node, parents, regions) -> str:
+def _other_key(node, parents) -> str:
     """Another key of the same function (the next one in order), else the key with an s."""
     function = _function_of(node, parents)
     keys = []
@@ -299,7 +298,8 @@ def equivalents(lesson: Lesson) -> dict[str, str]:
     """lesson.yaml's `equivalent_mutants`: id → the reason it cannot change behaviour."""
     listed = read_yaml(lesson.folder / "lesson.yaml").get("equivalent_mutants") or {}
     if not isinstance(listed, dict) or not all(isinstance(r, str) and r.strip() for r in listed.values()):
-        raise LessonError(f"{lesson.folder / 'lesson.yaml'}: equivalent_mutants maps each mutant id to a one-line reason")
+        raise LessonError(f"{lesson.folder / 'lesson.yaml'}: equivalent_mutants maps each mutant id to a "
+                          "one-line reason")
     return {str(k): v for k, v in listed.items()}
 
 

@@ -283,8 +283,8 @@ class Learner:
 # "no such tool", "not found", "does not exist", "not one of the tools", "available tools: …",
 # 未知工具 …); "calculator failed: 'NoneType' object is not callable" (the lookup's None called)
 # says none of them.
-UNKNOWN_TOOL = re.compile(r"unknown|unrecogni[sz]ed|not found|no such|no tool|not (?:a|an|one of)\b|one of|"
-                          r"do(?:es)? ?n[o']?t exist|not exist|available|not registered|invalid tool|"
+UNKNOWN_TOOL = re.compile(r"unknown|unrecogni[sz]ed|not found|no such|no tool|not (?:a|an)(?: valid| known)? tool|"
+                          r"one of the|do(?:es)? ?n[o']?t exist|not exist|available|not registered|invalid tool|"
                           r"tools(?: are)?\s*:|choose from|未知|不存在|没有", re.IGNORECASE)
 
 
