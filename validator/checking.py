@@ -296,9 +296,9 @@ def expect_unknown_tool_said(error, name: str, got) -> None:
 
 
 def expect_own_fallback(run: AgentRun) -> None:
-    """A run stopped by its step limit returns a message of the agent's own that says so: not the
-    question handed back, nor a tool's result (the validator's "fallback_not_own")."""
-    answer = run.answer.strip() if isinstance(run.answer, str) else run.answer
+    """A run stopped by its step limit returns a message of the agent's own that says so: a str,
+    not empty, not the question handed back, nor a tool's result (the validator's "fallback_not_own")."""
+    answer = run.answer.strip() if isinstance(run.answer, str) else None
     given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
-    expect(answer not in given, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else
+    expect(answer and answer not in given, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else
            shown(run.answer))
