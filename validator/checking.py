@@ -39,6 +39,7 @@ __all__ = [
     "sees_question", "written_after_request",
     # checks more than one lesson makes
     "expect_format_explained", "glued_on",
+    "expect_unknown_tool_said", "expect_own_fallback",
 ]
 
 
@@ -301,3 +302,28 @@ class Learner:
                        limit=self.lesson.step_limit)
         run.answer = self.result(func, run.outcome)
         return run
+
+
+# What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
+# "no such tool", "not found", "does not exist", "not one of the tools", "available tools: …",
+# 未知工具 …); "calculator failed: 'NoneType' object is not callable" (the lookup's None called)
+# says none of them.
+UNKNOWN_TOOL = re.compile(r"unknown|unrecogni[sz]ed|not found|no such|no tool|not (?:a|an)(?: valid| known)? tool|"
+                          r"one of the|do(?:es)? ?n[o']?t exist|not exist|available|not registered|invalid tool|"
+                          r"tools(?: are)?\s*:|choose from|未知|不存在|没有", re.IGNORECASE)
+
+
+def expect_unknown_tool_said(error, name: str, got) -> None:
+    """An unknown tool's error says there is no such tool, so the model picks another: not a
+    failure of the tool (the validator's "unknown_tool_not_said")."""
+    expect(isinstance(error, str) and UNKNOWN_TOOL.search(error), "unknown_tool_not_said", name=name,
+           got=shown(got))
+
+
+def expect_own_fallback(run: AgentRun) -> None:
+    """A run stopped by its step limit returns a message of the agent's own that says so: a str,
+    not empty, not the question handed back, nor a tool's result (the validator's "fallback_not_own")."""
+    answer = run.answer.strip() if isinstance(run.answer, str) else None
+    given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
+    expect(answer and answer not in given, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else
+           shown(run.answer))

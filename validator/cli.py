@@ -11,6 +11,7 @@
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
+    python validate.py audit day06 (or all)                      mutation-test a lesson's checks (authors)
 
 Exit status: 0 all checks pass, 1 some fail, 2 bad usage, 130 stopped by Ctrl-C.
 """
@@ -35,7 +36,7 @@ from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_nam
 from .live import run_live
 from .report import block, first_failing_todo, print_report, write_atomically, write_results
 
-INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom")
+INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
@@ -144,6 +145,13 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         isolation.add_argument("--require-isolation", action="store_true",
                                help="refuse to grade where the sandbox can't isolate submissions: the default, "
                                     "named for scripts written when it was not")
+    if command == "audit":
+        from .audit import LIMIT
+        p.add_argument("lessons", nargs="+", help="lessons such as day06, or all")
+        p.add_argument("--limit", type=positive, default=LIMIT,
+                       help=f"mutants graded per lesson, sampled the same way every run (default: {LIMIT})")
+        p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the seed the mutants are graded at")
+        p.add_argument("--jobs", type=positive, default=(os.cpu_count() or 1) + 2, help="mutants graded at once")
     p.add_argument("--lang", choices=LANGS, default=None,
                    help="language of messages, reports and feedback (default: from the locale)")
     return p
@@ -198,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
             isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
                                reseed=args.reseed)
+        if args.command == "audit":
+            from .audit import audit_command
+            names = lesson_names() if args.lessons == ["all"] else args.lessons
+            return audit_command(names, args.seed, args.jobs, args.limit, console)
         from .watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang)
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for it (`grade` says what it saved)

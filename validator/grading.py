@@ -79,6 +79,16 @@ class Collector:
         config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
         config.option.tbstyle = "no"  # failures are reported from Fail, not pytest's tracebacks
 
+    def pytest_collection_modifyitems(self, items):
+        """The checks by TODO, in lesson.yaml's order, each TODO's in the file's: a check added at the
+        end of checks.py is reported with its TODO's."""
+        order = {todo.id: index for index, todo in enumerate(self.lesson.todos)}
+
+        def todo_index(item):
+            marker = item.get_closest_marker("todo")
+            return order.get(str(marker.args[0]), len(order)) if marker else len(order)
+        items.sort(key=todo_index)
+
     @pytest.fixture
     def learner(self, request) -> Learner:
         learner = Learner(self.submission, self.lesson, self.scenario_world)

@@ -18,25 +18,36 @@ BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 
 
 def make_template(solution: str, lesson: Lesson) -> str:
-    lines, out, inside = solution.splitlines(keepends=True), [], False
-    for number, line in enumerate(lines, start=1):
+    lines, out, done = solution.splitlines(keepends=True), [], 0
+    for begin, end, todo_id in todo_regions(solution, lesson):
+        out += lines[done:begin - 1]
+        line = lines[begin - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        out.append(f'{indent}raise NotImplementedError("TODO {todo_id}: {lesson.todo(todo_id).title["en"]}")\n')
+        done = end
+    return "".join(out + lines[done:])
+
+
+def todo_regions(solution: str, lesson: Lesson) -> list[tuple[int, int, str]]:
+    """Each TODO's code in the solution: the line numbers (from 1) of its BEGIN and END markers, and
+    the TODO named nearest above, outside other TODOs' code (the audit mutates only these lines)."""
+    regions, outside, begin = [], [], None
+    for number, line in enumerate(solution.splitlines(), start=1):
         stripped = line.strip()
         if stripped == BEGIN:
-            if inside:
+            if begin is not None:
                 raise LessonError(f"{lesson.solution}:{number}: {BEGIN} inside another one")
-            todo_id = _todo_above(out, lesson, number)
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(f'{indent}raise NotImplementedError("TODO {todo_id}: {lesson.todo(todo_id).title["en"]}")\n')
-            inside = True
+            begin, todo_id = number, _todo_above(outside, lesson, number)
         elif stripped == END:
-            if not inside:
+            if begin is None:
                 raise LessonError(f"{lesson.solution}:{number}: {END} without {BEGIN}")
-            inside = False
-        elif not inside:
-            out.append(line)
-    if inside:
+            regions.append((begin, number, todo_id))
+            begin = None
+        elif begin is None:
+            outside.append(line)
+    if begin is not None:
         raise LessonError(f"{lesson.solution}: {BEGIN} is never closed")
-    return "".join(out)
+    return regions
 
 
 def _todo_above(lines: list[str], lesson: Lesson, number: int) -> str:

@@ -26,7 +26,7 @@ from mock_llm import load_world
 
 from . import jail, workspace
 from .grading import Collector, Grade, checks_loaded, open_submission, run_checks, run_items
-from .lessons import LessonError, lesson_names, load_lesson, say
+from .lessons import lesson_names, load_lesson, say
 from .report import failure_text, first_failing_todo
 
 QUIT, HINT, SAVED = "quit", "hint", "saved"

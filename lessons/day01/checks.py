@@ -6,7 +6,8 @@ decision dicts. Numbers come from `world`, so with another seed every expected v
 """
 import re
 
-from validator.checking import Fail, ToolBox, check, expect, registry_arg, shown, tool_arg
+from validator.checking import (Fail, ToolBox, check, expect, expect_own_fallback, expect_unknown_tool_said,
+                                registry_arg, shown, tool_arg)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -326,3 +327,18 @@ def test_returns_content(learner, world):
         expect(False, "returned_before_final", got=said(run.answer), call=call_text(final))
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     expect(got == final["content"], "raw_decision", got=said(run.answer), expected=final["content"])
+
+
+@check("1.2", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
+       zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
+def test_unknown_tool_said(learner, world):
+    v = numbers(world, "unknown_tool")
+    args = {"expression": f"{v['a']} * {v['d']} + {v['c']}"}
+    result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
+    expect_unknown_tool_said(result, "calculator", result)
+
+
+@check("1.3", points=1, en="the step limit's message is the agent's own, not the question handed back",
+       zh="步数上限时返回的是 Agent 自己的信息，而不是把问题原样返回")
+def test_fallback_is_its_own(learner, world):
+    expect_own_fallback(run_agent(learner, world, "endless", 4))

@@ -14,7 +14,7 @@ import re
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from validator.checking import Fail, Record, calculate, check, expect, shown
+from validator.checking import Fail, Record, calculate, check, expect, expect_unknown_tool_said, shown
 
 GIVEN = ("calculator", "convert_temperature", "split_bill", "send_message", "create_event")
 PYTHON_TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "list": "array",
@@ -694,3 +694,11 @@ def test_no_eval(learner, world):
     expect_number(learner, f"{a} * {b}")
     for name, line in eval_calls(learner.syntax_tree()):
         raise Fail("uses_eval", name=name, line=line)
+
+
+@check("1.4", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
+       zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
+def test_unknown_tool_said(learner, world):
+    name = values(world)["missing_tool"]
+    result = result_of(learner, name, {"query": "weather in 上海"})
+    expect_unknown_tool_said(result.fields.get("error"), name, result)

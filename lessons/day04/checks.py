@@ -424,3 +424,13 @@ def test_parse_format_errors(learner, world):
                   f"The answer is {v['result']}.",
                   f"Thought: Let me check.\nAction Input: {v['city']}"):
         expect_parsed(learner, reply, wanted(error=True), key="parse_no_error")
+
+
+@check("2.1", points=1, en="each of the three mistakes gets its own message", zh="三种错误各有各的提示")
+def test_errors_differ(learner, world):
+    cases = (["Thought", "Action"], ["Thought", "Action Input"], ["Thought"])
+    messages = [error_of(learner, labels) for labels in cases]
+    for i, first in enumerate(cases):
+        for j in range(i + 1, len(cases)):
+            expect(not is_message(messages[i]) or messages[i] != messages[j], "errors_alike", got=shown(messages[i]),
+                   first=first, second=cases[j])

@@ -9,8 +9,9 @@ import random
 import re
 
 from validator.checking import (OBSERVATION, Fail, calculate, check, expect, expect_format_explained,
-                                first_number, glued_on, imagined, learner_object, read_final, read_request, read_steps,
-                                request_text, sees_question, shown, tools_arg, written_after_request)
+                                expect_own_fallback, first_number, glued_on, imagined, learner_object, read_final,
+                                read_request, read_steps, request_text, sees_question, shown, tools_arg,
+                                written_after_request)
 
 
 def returned_str(func, value):
@@ -339,3 +340,9 @@ def test_stops_at_max_steps(learner, world):
         explain(run)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
+
+
+@check("3.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
+       zh="步数上限时返回的是 Agent 自己的信息，而不是把问题原样返回")
+def test_fallback_is_its_own(learner, world):
+    expect_own_fallback(run_agent(learner, world, "endless", 4))

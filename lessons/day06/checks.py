@@ -8,10 +8,10 @@ import json
 import re
 import unicodedata
 
-from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text,
-                                calculate, check, expect, expect_format_explained, first_number, glued_on, imagined,
-                                read_final, read_request, read_steps, request_text, sees_question, shown,
-                                steps_arg, tools_arg, written_after_request)
+from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate,
+                                check, expect, expect_format_explained, expect_own_fallback, expect_unknown_tool_said,
+                                first_number, glued_on, imagined, read_final, read_request, read_steps, request_text,
+                                sees_question, shown, steps_arg, tools_arg, written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -506,3 +506,16 @@ def test_really_uses_model_and_tools(learner, world):
             continue
         expect(any(calls[0].output in p for p in later_prompts), "observation_not_real",
                output=calls[0].output)
+
+
+@check("1.3", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
+       zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
+def test_unknown_tool_said(learner, world):
+    result, _ = run_execute_tool(learner, world, "Translator", "你好")
+    expect_unknown_tool_said(result.output, "Translator", result)
+
+
+@check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
+       zh="步数上限时返回的是 Agent 自己的信息，而不是把问题原样返回")
+def test_fallback_is_its_own(learner, world):
+    expect_own_fallback(run_agent(learner, world, "endless", 4))

@@ -7,8 +7,8 @@ Numbers come from `world`, so with another seed every expected value changes.
 import ast
 import json
 
-from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, parse_json, registry_arg,
-                                shown)
+from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_own_fallback,
+                                expect_unknown_tool_said, parse_json, registry_arg, shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -419,3 +419,16 @@ def test_tools_sent(learner, world):
         names = [t.get("function", {}).get("name") for t in exchange.request.get("tools") or []
                  if isinstance(t, dict)]
         expect("get_quote" in names, "no_tools_sent", request=number)
+
+
+@check("1.2", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
+       zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
+def test_unknown_tool_said(learner, world):
+    result, _ = run_execute_tool(learner, world, "get_news", '{"ticker": "AAPL"}')
+    expect_unknown_tool_said(result.get("error") if isinstance(result, dict) else result, "get_news", result)
+
+
+@check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
+       zh="步数上限时返回的是 Agent 自己的信息，而不是把问题原样返回")
+def test_fallback_is_its_own(learner, world):
+    expect_own_fallback(run_agent(learner, world, "endless", 3))

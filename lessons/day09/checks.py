@@ -332,3 +332,44 @@ def test_long_conversation(learner, world):
     expect_in_answer(run, 1, follow[0].question, f"{values['city']}现在 {w[values['city']]['temp_c']}°C")
     for city in (values["other"], values["third"]):
         expect_in_answer(run, 2, follow[1].question, f"{city}现在 {w[city]['temp_c']}°C")
+
+
+@check("3.1", points=1, en="a model that never finishes: MAX_ROUNDS requests, then a message of its own",
+       zh="模型永不结束：恰好 MAX_ROUNDS 个请求，然后返回自己的信息")
+def test_stops_at_max_rounds(learner, world):
+    run = run_conversation(learner, world, "endless", questions=[])
+    rounds = 5  # the file's MAX_ROUNDS, as the lesson gives it
+    expect(len(run.exchanges) == rounds, "rounds_wrong", rounds=rounds, count=len(run.exchanges))
+    answer = run.answer[0]
+    own = isinstance(answer, str) and answer.strip() and answer.strip() != run.scenario.question
+    expect(own, "no_fallback", got=repr(answer) if isinstance(answer, str) else shown(answer))
+
+
+
+def steps_history(world) -> list[dict]:
+    """One turn of two steps, a call and its result each, then the answer."""
+    w = world.weather
+    report = {city: json.dumps({"city": city, **w[city]}, ensure_ascii=False) for city in ("北京", "上海")}
+    return [
+        {"role": "system", "content": "You are a weather assistant."},
+        {"role": "user", "content": "北京和上海哪个更热？"},
+        {"role": "assistant", "content": "先查北京。", "tool_calls": [call("call_c1", "北京")]},
+        {"role": "tool", "tool_call_id": "call_c1", "content": report["北京"]},
+        {"role": "assistant", "content": "再查上海。", "tool_calls": [call("call_c2", "上海")]},
+        {"role": "tool", "tool_call_id": "call_c2", "content": report["上海"]},
+        {"role": "assistant", "content": f"北京 {w['北京']['temp_c']}°C，上海 {w['上海']['temp_c']}°C。"},
+    ]
+
+
+@check("2.1", points=1, en="a turn of several steps, and a history that ends in results: only orphans go",
+       zh="多步的一轮，以及以工具结果结尾的历史：只去掉孤立的结果")
+def test_trim_steps_and_ending_results(learner, world):
+    expect_trimmed(learner, world, steps_history(world), 5)  # the cut falls on the first step's result
+    ending = history(world)[:9]  # as the loop trims before the request that follows two results
+    for max_messages in (2, 3):  # nothing after the system message fits but results
+        got = trim(learner, ending, max_messages)
+        params = {"max": max_messages, "got": roles(got), "count": len(got), "total": len(ending)}
+        expect(got and got[0] == ending[0], "trim_no_system", **params)
+        expect(len(got) <= max_messages, "trim_too_long", **params)
+        expect(all(m.get("role") != "tool" for m in got), "trim_orphan", message="a tool result without its call",
+               **params)

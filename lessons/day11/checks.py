@@ -10,7 +10,8 @@ Numbers come from `world`, so with another seed every expected value changes.
 """
 import json
 
-from validator.checking import Fail, ToolBox, check, expect, learner_object, parse_json, registry_arg, shown
+from validator.checking import (Fail, ToolBox, check, expect, expect_own_fallback, learner_object, parse_json,
+                                registry_arg, shown)
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
 SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
@@ -457,3 +458,11 @@ def test_screen_runs_them_at_once(learner, world):
             raise sunk(failure, "screen") from None
     expect(toolbox.calls, "screen_no_tools", tickers=SCREEN)
     expect_side_by_side(world, mark, len(toolbox.calls))
+
+
+@check("3.1", points=1, en="a model that keeps calling tools: max_iter requests, then a message of its own",
+       zh="模型一直调用工具：恰好 max_iter 个请求，然后返回自己的信息")
+def test_stops_at_max_iter(learner, world):
+    run = run_agent(learner, world, "endless", 3)  # not the default 5: the loop reads max_iter
+    expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
+    expect_own_fallback(run)

@@ -104,7 +104,7 @@ def trim_history(messages: list[dict], max_messages: int) -> list[dict]:
     for start in starts:  # the oldest turn boundary from which the rest fits
         if 1 + len(messages) - start <= max_messages:
             return messages[:1] + messages[start:]
-    return messages[:1] + messages[-1:]
+    return messages[:1] + [m for m in messages[-1:] if m["role"] != "tool"]  # a result alone answers nothing
 
 
 class ChatSession:
