@@ -314,7 +314,7 @@ def _odd_class(folder: Path) -> Path:
     for name, source in (("good.py", "good_regex.py"), ("goody.py", "good_regex.py"),  # copies of each other
                          ("bob smith.py", "good_sync_loop.py"), ("bob_smith.py", "good_partition_parser.py"),
                          ("nora/day06.py", "good_lines_dict.py"), ("kit/workspace/day06.py", "good_class_agent.py"),
-                         ("two/a/day06.py", "good_markdown_prompt.py"), ("two/b/c/day06.py", "good_transcript_list.py"),
+                         ("two/a/day06.py", "good_history_after_question.py"), ("two/b/c/day06.py", "good_transcript_list.py"),
                          ("kate.PY", "bad_returns_none.py"), ("sam/a.py", "good_regex.py"), ("sam/b.py", "good_separators.py"),
                          ("dup.py", "good_chinese_prompt.py")):
         put(name, CORPUS / source)
