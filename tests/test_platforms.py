@@ -19,6 +19,13 @@ from validator.lessons import LessonError
 from validator.platforms import KIT_ONLY, LEARNERS_ONLY, learners_readme
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def max_score(name: str) -> int:
+    """A lesson's total, as its checks declare it."""
+    from validator.classroom import todo_points
+    from validator.lessons import load_lesson
+    return sum(todo_points(load_lesson(name)).values())
 TEMPLATE = (ROOT / "lessons" / "day06" / "day06.py").read_text(encoding="utf-8")
 SOLUTION = (ROOT / "solutions" / "day06.py").read_text(encoding="utf-8")
 pytestmark = pytest.mark.slow
@@ -213,7 +220,8 @@ def test_the_github_classroom_workflow_has_one_test_per_lesson_worth_its_points(
     graders = {s["id"]: s for s in steps if "autograding-command-grader" in s.get("uses", "")}
     assert set(graders) == {"day06", "day07"}
     assert graders["day06"]["with"]["command"].startswith("python validate.py day06 --file workspace/day06.py")
-    assert graders["day06"]["with"]["max-score"] == 23 and graders["day07"]["with"]["max-score"] == 19
+    assert (graders["day06"]["with"]["max-score"], graders["day07"]["with"]["max-score"]) == (max_score("day06"),
+                                                                                            max_score("day07"))
     assert "--seed-file" in graders["day06"]["with"]["command"]  # its `env:` would never reach the command
     assert "env" not in graders["day06"] and "secrets.REACTLINGS_SEED" not in graders["day06"]["with"]["command"]
     assert "never see" not in text and "print the secret" in text  # what the secret does not protect
@@ -340,7 +348,8 @@ def pushed(classroom_repo, tmp_path, learner_file: str) -> Path:
 def test_the_typed_in_file_is_right_at_seed_0(tmp_path):
     assert "typed_in(execute_tool" in TYPED_IN
     graded = run("day07", "--file", str(write(tmp_path, {"day07.py": TYPED_IN}) / "day07.py"), "--quiet")
-    assert graded.returncode == 0 and "19/19" in graded.stdout, graded.stdout + graded.stderr
+    full = max_score("day07")
+    assert graded.returncode == 0 and f"{full}/{full}" in graded.stdout, graded.stdout + graded.stderr
 
 
 @pytest.mark.parametrize("learner, passes", [(TYPED_IN, False), (SOLUTION_07, True)], ids=["typed-in", "solution"])
@@ -350,7 +359,7 @@ def test_classroom_grades_at_the_secret_seed_as_actions_runs_the_workflow(classr
     assert job["failed"] is None, job["log"]
     day07 = job["results"]["day07"]
     assert day07["status"] == ("pass" if passes else "fail"), job["log"]
-    assert day07["tests"][0]["score"] == (19 if passes else 0)
+    assert day07["tests"][0]["score"] == (max_score("day07") if passes else 0)
     assert secret not in job["log"] and secret[:8] not in job["log"]  # in no line, masked or not
     assert "score:" in job["log"]  # the grader's own line reached the log: the log is the real one
 
@@ -426,7 +435,7 @@ def test_gradescope_as_root_grades_files_only_their_owner_may_read(tmp_path, cas
     done = subprocess.run(["bash", str(root / "run_autograder")], cwd=root, capture_output=True, text=True,
                           env={**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": path}, timeout=300)
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-    assert results["score"] == results["max_score"] == 23, done.stdout
+    assert results["score"] == results["max_score"] == max_score("day06"), done.stdout
     assert "PermissionError" not in json.dumps(results)
 
 
@@ -466,6 +475,6 @@ def test_a_copy_handed_to_the_jail_shows_it_nothing_else(tmp_path):
     assert graded.returncode == 0, graded.stdout + graded.stderr
     results = {name: json.loads((tmp_path / "grades" / "students" / name / "results.json").read_text(encoding="utf-8"))
                for name in ("zed", "bob")}
-    assert results["bob"]["score"] == results["bob"]["max_score"] == 23 and results["zed"]["score"] == 0
+    assert results["bob"]["score"] == results["bob"]["max_score"] == max_score("day06") and results["zed"]["score"] == 0
     found = next(m.group(1) for t in results["zed"]["tests"] if (m := re.search(r"ATTACK-RAN (.*)", t["output"])))
     assert found.startswith("read_the_solution; secrets read: 0; files read: []"), found
