@@ -320,9 +320,12 @@ def expect_unknown_tool_said(error, name: str, got) -> None:
            got=shown(got))
 
 
-def expect_own_fallback(run: AgentRun) -> None:
-    """A run stopped by its step limit returns a message of the agent's own that says so: a str,
-    not empty, not the question handed back, nor a tool's result (the validator's "fallback_not_own")."""
+def expect_own_fallback(run: AgentRun, limit: int) -> None:
+    """A run stopped by its step limit (`limit` model calls, every one without a final answer)
+    returns a message of the agent's own that says so: a str, not empty, not the question handed
+    back, nor a tool's result. A run that stopped sooner never met the limit: its message is not
+    the one this asks for, whatever it says."""
+    expect(len(run.exchanges) >= limit, "fallback_before_limit", limit=limit, got=len(run.exchanges))
     answer = run.answer.strip() if isinstance(run.answer, str) else None
     given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
     expect(answer and answer not in given, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else

@@ -341,4 +341,4 @@ def test_unknown_tool_said(learner, world):
 @check("1.3", points=1, en="the step limit's message is the agent's own, not the question handed back",
        zh="步数上限时返回的是 Agent 自己的信息，而不是把问题原样返回")
 def test_fallback_is_its_own(learner, world):
-    expect_own_fallback(run_agent(learner, world, "endless", 4))
+    expect_own_fallback(run_agent(learner, world, "endless", 4), 4)

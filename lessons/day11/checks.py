@@ -465,4 +465,4 @@ def test_screen_runs_them_at_once(learner, world):
 def test_stops_at_max_iter(learner, world):
     run = run_agent(learner, world, "endless", 3)  # not the default 5: the loop reads max_iter
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
-    expect_own_fallback(run)
+    expect_own_fallback(run, 3)
