@@ -861,14 +861,14 @@ def by_name(record: dict) -> tuple:
 def todo_points(lesson: Lesson) -> dict[str, int]:
     """Each TODO's points, as the lesson's checks declare them: read by collecting the checks, not
     running them, so that a gradebook says the maximum even of a class where no file was graded."""
-    from .grading import pytest_arguments
+    from .grading import TODO_MARKER, pytest_arguments
 
     class Points:
         def __init__(self):
             self.by_todo = {todo.id: 0 for todo in lesson.todos}
 
         def pytest_configure(self, config):
-            config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
+            config.addinivalue_line("markers", TODO_MARKER)
 
         def pytest_collection_finish(self, session):
             for item in session.items:

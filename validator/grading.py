@@ -54,6 +54,7 @@ class Grade:
         return sum(c.points for c in mine if c.passed), sum(c.points for c in mine)
 
 
+TODO_MARKER = "todo(id, points, title): the TODO a check grades"  # registered wherever the checks are collected
 # pytest plugins a grading run has no use for; leaving them out saves startup time on every grade.
 UNUSED_PLUGINS = ("cacheprovider", "terminal", "junitxml", "pastebin", "doctest", "logging",
                   "warnings", "faulthandler", "stepwise", "legacypath", "tmpdir", "monkeypatch",
@@ -76,7 +77,7 @@ class Collector:
             excinfo.value, pytest.Session.Interrupted)
 
     def pytest_configure(self, config):
-        config.addinivalue_line("markers", "todo(id, points, title): the TODO a check grades")
+        config.addinivalue_line("markers", TODO_MARKER)
         config.option.tbstyle = "no"  # failures are reported from Fail, not pytest's tracebacks
 
     def pytest_collection_modifyitems(self, items):
