@@ -772,6 +772,59 @@ def test_tools_called_at_once_run_at_once_in_the_grader(load):
     assert most[0] >= 4  # not one after another
 
 
+
+SLEEPER = """
+import time
+import helper
+
+def wait(seconds=30):
+    time.sleep(seconds)
+    return "woke"
+
+def wait_caught():
+    try:
+        time.sleep(30)
+    except BaseException:
+        return "caught"
+
+def wait_given(sleep=time.sleep):
+    sleep(30)
+
+def library_waits():
+    helper.wait(30)
+    return "no wait"
+"""
+
+
+def sleeper(load, tmp_path, **kwargs):
+    """SLEEPER, with the module of its own it imports (a library as far as the grader knows)."""
+    helper = write(tmp_path, "import time\n\ndef wait(seconds):\n    time.sleep(seconds)\n", "helper.py")
+    return load(SLEEPER, readable=[helper], **kwargs)
+
+
+@pytest.mark.parametrize("func", ["wait", "wait_caught", "wait_given"])
+def test_time_sleep_of_the_learners_own_ends_the_call_where_a_sleep_is_given(load, tmp_path, func):
+    """sleep_given (day12): the learner's own time.sleep, even caught or taken as a default
+    argument, ends the call at once as a real_sleep, with the learner's line; not a hang."""
+    submission = sleeper(load, tmp_path, sleep_given=True)
+    outcome = call(submission, func, timeout=20)
+    assert (outcome.problem, outcome.detail) == ("real_sleep", "30")
+    assert "sleep(" in outcome.error["traceback"]  # the learner's line that waits
+    assert outcome.child_ok
+    assert call(submission, "wait", 0).value == "woke"  # no wait at all: what time.sleep(0) does
+
+
+def test_a_librarys_time_sleep_passes_at_once_where_a_sleep_is_given(load, tmp_path):
+    """The openai SDK's own retry waits (code not in the learner's file) return at once."""
+    assert call(sleeper(load, tmp_path, sleep_given=True), "library_waits", timeout=20).value == "no wait"
+
+
+def test_time_sleep_is_left_alone_where_no_sleep_is_given(load, tmp_path):
+    submission = sleeper(load, tmp_path)
+    assert call(submission, "wait", 0.05).value == "woke"
+    assert call(submission, "wait", "7").error["type"] == "TypeError"
+
+
 # ---------------------------------------------------------------- started warm, by a fork server
 
 @pytest.fixture(scope="module")

@@ -522,7 +522,7 @@ class GradingLoop:
             (entry, key), child = upcoming
             upcoming = self._next()
             # a world of the lesson's own for each student: nothing a tool or a check kept in it
-            # (day11's timeline of tool calls) is seen by the next one
+            # (day11's rounds of tool calls) is seen by the next one
             self.collector.scenario_world = load_world(self.lesson.folder, self.collector.scenario_world.seed)
             try:  # whatever goes wrong with one student is that student's record, never the lesson's
                 result = run_items(session.items, self.collector, child, entry.path)

@@ -25,7 +25,6 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from mock_llm import DEFAULT_SEED, ScenarioError
@@ -33,7 +32,6 @@ from mock_llm import DEFAULT_SEED, ScenarioError
 from . import jail, workspace
 from .grading import grade
 from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
-from .live import run_live
 from .report import block, first_failing_todo, print_report, write_atomically, write_results
 
 INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
@@ -254,6 +252,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
     if args.file or args.submission or args.require_isolation:
         isolation_notice(args.require_isolation, lang)
     if args.live:
+        from .live import run_live  # only here: a one-shot grading does without its imports
         return run_live(lesson, path, args.model, lang, console)
     result = grade(lesson, path, seed)
     if mine:
@@ -372,6 +371,8 @@ def _shown_path(path: Path) -> str:
 
 def list_lessons(console: Console, lang: str) -> int:
     """Every lesson with your best score so far (from your progress, no grading: instant)."""
+    from rich.table import Table  # only here: grading does without it
+
     state = workspace.load_state().get("lessons", {})
     table = Table(box=None, pad_edge=False)
     for column in ("list_lesson", "list_title", "list_status", "list_score"):

@@ -140,6 +140,7 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
     return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
+                      sleep_given=lesson.sleep_given,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 

@@ -76,6 +76,7 @@ class Lesson:
     solution: Path
     messages: dict = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # the lesson's files the learner's code may read
+    sleep_given: bool = False  # its functions are handed a `sleep`: in graded calls time.sleep is refused
 
     def todo(self, todo_id: str) -> Todo:
         return next(t for t in self.todos if t.id == todo_id)
@@ -110,6 +111,7 @@ def load_lesson(name: str) -> Lesson:
             solution=(folder / data["solution"]) if "solution" in data else SOLUTIONS_DIR / f"{folder.name}.py",
             messages=data.get("messages", {}),
             files=[folder / str(f) for f in data.get("files", [])],
+            sleep_given=bool(data.get("sleep_given", False)),
         )
         for file in lesson.files:
             if not file.is_file():

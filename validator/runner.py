@@ -100,6 +100,7 @@ class Submission:
     path: Path
     import_timeout: float = 5.0
     model_function: str | None = "llm_call"
+    sleep_given: bool = False  # the lesson hands its functions a `sleep`: time.sleep waits for nobody
     loading_session: Callable | None = None
     process: subprocess.Popen | None = None
     sock: socket.socket | None = None
@@ -227,7 +228,7 @@ class Submission:
         """Tell the child to import the file (once); loading is timed from now."""
         if not self.load_sent:
             self.load_sent = True
-            self._send({"op": "load", "model_function": self.model_function})
+            self._send({"op": "load", "model_function": self.model_function, "sleep_given": self.sleep_given})
             self.spawned = time.monotonic()
 
     def _start(self) -> Outcome | None:
@@ -387,6 +388,9 @@ class Submission:
             return Outcome(problem="missing", detail=str(message["missing"]), **common)
         if "missing_type" in message:
             return Outcome(problem="missing_type", detail=str(message["missing_type"]), **common)
+        if "real_sleep" in message:
+            return Outcome(problem="real_sleep", detail=f"{float(message['real_sleep']):g}",
+                           error={"traceback": str(message.get("traceback", ""))}, **common)
         if "error" in message and isinstance(message["error"], dict):
             return Outcome(error=message["error"], **common)
         if "refused" in message:  # refused by a model nobody here refused for: a forged message

@@ -2,7 +2,7 @@
 
 It needs only this file and wire.py. Messages, one JSON object per line (see wire.py):
 
-    grader -> child   {"op": "load", "model_function": "llm_call"}     import the file
+    grader -> child   {"op": "load", "model_function": "llm_call", "sleep_given": false}   import the file
     child  -> grader  {"op": "ready"}  or  {"op": "import_failed", "error": {...}}
     grader -> child   {"op": "call", "call": 3, "func": "react_agent", "args": [...], "hang_spots": [[line]]}
     child  -> grader  {"op": "model", "id": 7, "payload": ...}    the learner's code called the model
@@ -12,6 +12,7 @@ It needs only this file and wire.py. Messages, one JSON object per line (see wir
     child  -> grader  {"op": "tool", "id": 9, "name": "Weather", "args": [...], "kwargs": {}}
     grader -> child   {"id": 9, "output": ...}  or  {"id": 9, "raise": "...", "type": "KeyError"}
     child  -> grader  {"op": "done", "call": 3, "value": ...} | {..., "error": {...}} | ..., with "stdout"
+                      | {..., "real_sleep": 7, "traceback": "..."}: it called time.sleep itself (sleep_given)
     grader -> child   {"op": "stop"}         the call ran out of time: say where it is stuck, then end it
     child  -> grader  {"op": "stuck", "where": "...", "spot": [line]}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
@@ -47,6 +48,7 @@ STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
 FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
 SPOT_SAMPLES = 8  # a later call seen this many times in a row (every 15 ms) at a line where an
 SAMPLE_EVERY = 0.015  # earlier call hung is hung again: ended at once, not after the full limit
+_sleep = time.sleep  # the real one, for this file's own waits: a lesson may replace time.sleep
 
 
 class ModelRefused(BaseException):
@@ -56,6 +58,11 @@ class ModelRefused(BaseException):
 
 class CallStopped(BaseException):
     """Raised in the learner's running call when the grader stops it (it ran out of time)."""
+
+
+class SleptForReal(BaseException):
+    """Raised where the learner's own code calls time.sleep in a lesson that gives it a `sleep`
+    to call: the call ends at once, reported as a real wait (a BaseException, like ModelRefused)."""
 
 
 class CappedText:
@@ -191,11 +198,14 @@ class Child:
         self.hang_spots: set[int] = set()
         self.stopped = False
         self.loops = None  # line -> its `while` loop's first line, read when first needed
+        self.slept = None  # the call's own time.sleep: (seconds, the learner's lines), when refused
 
     # ------------------------------------------------------------ loading the file
 
     def load(self, request):
         install_mock_stubs(self)
+        if request.get("sleep_given"):
+            time.sleep = self.graded_sleep  # before the file loads: `sleep=time.sleep` defaults take it
         spec = importlib.util.spec_from_file_location("submission", self.path)
         self.module = importlib.util.module_from_spec(spec)
         sys.modules["submission"] = self.module
@@ -232,6 +242,22 @@ class Child:
             kwargs["http_client"] = child.forwarding_http(asynchronous)
             original.__init__(client, *args, **kwargs)
         return __init__
+
+    def graded_sleep(self, seconds):
+        """time.sleep in a lesson whose functions are given their `sleep` (lesson.yaml sleep_given),
+        while a call runs: nothing waits for real. A library's wait (the openai SDK's own retries)
+        passes at once; the learner's own code waiting for real, instead of calling the sleep it
+        was given, ends the call (SleptForReal). What time.sleep refuses it refuses alike."""
+        number = isinstance(seconds, (int, float)) and seconds == seconds and seconds > 0
+        if not (self.running and number):
+            return _sleep(seconds)
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename != self.path:
+            return None
+        if self.slept is None:
+            mine = [f for f in traceback.extract_stack(caller) if f.filename == self.path]
+            self.slept = (seconds, "".join(traceback.format_list(mine)))
+        raise SleptForReal(seconds)
 
     # ------------------------------------------------------------ the model and the tools
 
@@ -333,6 +359,7 @@ class Child:
         self.created = self.awaited = 0
         self.hang_spots = {int(spot[0]) for spot in request.get("hang_spots", [])}
         self.stopped = False
+        self.slept = None
         try:
             function = getattr(self.module, request["func"], None)
             if not callable(function):
@@ -358,6 +385,8 @@ class Child:
             self.running = False
         if self.stopped:  # the learner's code caught the stop: it still ran out of time
             reply = {"stopped": True}
+        elif self.slept is not None:  # even if the learner's code caught it: it asked for a real wait
+            reply = {"real_sleep": encode(self.slept[0]), "traceback": self.slept[1]}
         learner_threads = [t for t in threading.enumerate()
                            if t is not threading.main_thread() and not t.name.startswith("reactlings-")]
         reply.update(op="done", call=request.get("call"), stdout=self.output.text(),
@@ -413,7 +442,7 @@ class Child:
         the same hang: stop it now. Code waiting for the grader's answer is never counted."""
         spots, streaks = self.hang_spots, {}
         while self.running and not self.stopped and self.hang_spots is spots:  # a new call: a new set
-            time.sleep(SAMPLE_EVERY)
+            _sleep(SAMPLE_EVERY)
             try:
                 at_spots = self._at_hang_spots(thread, spots)
             except Exception:  # a moment it could not look (learner objects mid-change): not seen there

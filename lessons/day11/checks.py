@@ -1,13 +1,13 @@
 """Day 11 checks: plain pytest tests, one behaviour each, listed in the report in this order.
 
 Your functions run in a separate process; the tools they call run in the grader, each in a thread
-of its own, so calls your code makes at the same time run at the same time. Every tool waits 0.15
-to 0.6 s before it answers, and the grader's timeline (world.timeline, lessons/day11/tools.py)
-notes when each call starts and ends. "Side by side" is checked on that timeline: how many calls
-were running at the same moment. No round is timed, so a busy machine changes nothing.
+of its own, so calls your code makes at the same time run at the same time. Before a check calls
+your code it opens a round of the calls it expects at once (world.rounds, lessons/day11/tools.py):
+the grader holds them at a barrier until all have arrived, then ends them in an order of their own.
+"Side by side" is how many calls were held together: code that waits for each result never sends
+its second call while the first is held. No round is timed, so a busy machine changes nothing.
 
-Numbers come from `world`, so with another seed every expected value changes.
-"""
+Numbers come from `world`, so with another seed every expected value changes."""
 import json
 
 from validator.checking import (Fail, ToolBox, check, expect, expect_own_fallback, learner_object, parse_json,
@@ -49,22 +49,21 @@ def said(value) -> str:
     return repr(value) if isinstance(value, str) else shown(value)
 
 
-def expect_side_by_side(world, mark: float, count: int):
-    """The calls made since `mark` overlapped: at least AT_ONCE were running at the same moment."""
-    spans = world.timeline.since(mark)
-    peak = world.timeline.peak(spans)
-    if peak >= min(AT_ONCE, count):
+def expect_side_by_side(calls):
+    """The round's calls overlapped: at least AT_ONCE were running at the same moment."""
+    count = len(calls.calls)
+    if calls.peak >= min(AT_ONCE, count):
         return
-    serial = round(sum(span[-1] for span in spans), 1)  # the waits as set, not as measured: same every run
-    if peak <= 1:
-        raise Fail("one_after_another", count=len(spans), serial=serial)
-    raise Fail("too_few_at_once", count=len(spans), peak=peak, needed=AT_ONCE)
+    if calls.peak <= 1:
+        raise Fail("one_after_another", count=count, serial=calls.serial())
+    raise Fail("too_few_at_once", count=count, peak=calls.peak, needed=AT_ONCE)
 
 
 # ---------------------------------------------------------------- TODO 1.1 execute_tool
 
 def run_execute_tool(learner, world, call_id: str, name: str, arguments: str):
     toolbox = ToolBox(world)
+    world.rounds.open(1)
     message = learner.call("execute_tool", registry_arg(TOOLS), request_arg(call_id, name, arguments),
                            tools=toolbox)
     expect(isinstance(message, dict) and message.get("role") == "tool", "not_a_tool_message", got=shown(message))
@@ -124,7 +123,7 @@ def mock_calls(world, scenario: str) -> list[dict]:
     """The tool calls of the mock's first response on a scenario: its ids, in its (shuffled) order."""
     response = world.session(scenario).complete({"model": "mock-react-1", "tools": [tool_schema(t) for t in TOOLS],
                                                  "messages": [{"role": "user", "content": world.scenarios[scenario].question}]})
-    return response["choices"][0]["message"]["tool_calls"]
+    return response["choices"][0]["message"].get("tool_calls") or []
 
 
 def sunk(failure: Fail, func: str) -> Fail:
@@ -135,15 +134,15 @@ def sunk(failure: Fail, func: str) -> Fail:
 
 
 def run_calls(learner, world, calls: list[dict]):
-    """Your run_calls on these calls; (the messages, when the calls started and ended)."""
-    mark = world.timeline.mark()
+    """Your run_calls on these calls; (the messages, the round they ran in)."""
+    held = world.rounds.open(len(calls))
     try:
         messages = learner.call("run_calls", registry_arg(TOOLS), [
             request_arg(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls])
     except Fail as failure:
         raise sunk(failure, "run_calls") from None
     expect(isinstance(messages, list), "not_a_list", func="run_calls", got=shown(messages))
-    return messages, mark
+    return messages, held
 
 
 def expect_answered(world, calls: list[dict], messages: list, down: str | None = None):
@@ -188,8 +187,8 @@ def holds_result(world, call: dict, content, down: str | None) -> bool:
        zh="十个调用并排同时运行，而不是一个接一个")
 def test_ten_calls_at_once(learner, world):
     calls = mock_calls(world, "screen")
-    messages, mark = run_calls(learner, world, calls)
-    expect_side_by_side(world, mark, len(calls))
+    messages, held = run_calls(learner, world, calls)
+    expect_side_by_side(held)
 
 
 @check("2.1", points=1, en="each message carries its own call's id and result, whatever order they end in",
@@ -227,7 +226,9 @@ def test_no_calls(learner, world):
 # ---------------------------------------------------------------- TODO 3.1 run_agent
 
 def run_agent(learner, world, scenario, *max_iter):
-    """Your run_agent on a task of scenarios.yaml; a request the API refused is named in the failure."""
+    """Your run_agent on a task of scenarios.yaml, in a round of the calls of the model's first
+    response; a request the API refused is named in the failure."""
+    world.rounds.open(len(mock_calls(world, scenario)))
     try:
         run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools), *max_iter)
     except Fail:
@@ -244,8 +245,7 @@ def explain_rejection(run):
 
 
 def agent_round(learner, world, scenario: str, down: str | None = None):
-    """Run the agent; check the ten calls of its first response were all answered, each by id."""
-    mark = world.timeline.mark()
+    """Run the agent; check the calls of its first response were all answered, each by id."""
     try:
         run = run_agent(learner, world, scenario)
     except Fail as failure:
@@ -255,7 +255,7 @@ def agent_round(learner, world, scenario: str, down: str | None = None):
     expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
     sent = [m for m in run.exchanges[1].request.get("messages", []) if isinstance(m, dict) and m.get("role") == "tool"]
     expect_answered(world, asked, sent, down=down)
-    return run, mark
+    return run, world.rounds.current
 
 
 def expect_answer(run, *expected):
@@ -279,8 +279,8 @@ def test_ten_calls_answered(learner, world):
 
 @check("3.1", points=2, en="the agent runs the ten calls side by side", zh="Agent 把十个调用并排同时运行")
 def test_agent_runs_them_at_once(learner, world):
-    run, mark = agent_round(learner, world, "screen")
-    expect_side_by_side(world, mark, 10)
+    run, held = agent_round(learner, world, "screen")
+    expect_side_by_side(held)
 
 
 @check("3.1", points=1, en="a failing call doesn't sink the round: its error reaches the model, the rest answer",
@@ -390,6 +390,7 @@ def expected_screen(world, tickers: list[str]) -> list[str]:
 
 def run_screen(learner, world, tickers: list[str]):
     toolbox = ToolBox(world)
+    world.rounds.open(2 * len(tickers))
     try:
         got = learner.call("screen", registry_arg(TOOLS), list(tickers), tools=toolbox)
     except Fail as failure:
@@ -449,7 +450,7 @@ def test_screen_outage(learner, world):
 
 @check("4.2", points=1, en="its ten calls run side by side", zh="它的十个调用并排同时运行")
 def test_screen_runs_them_at_once(learner, world):
-    mark = world.timeline.mark()
+    held = world.rounds.open(2 * len(SCREEN))
     toolbox = ToolBox(world)
     try:
         learner.call("screen", registry_arg(TOOLS), list(SCREEN), tools=toolbox)
@@ -457,7 +458,7 @@ def test_screen_runs_them_at_once(learner, world):
         if failure.key != "crashed" or not toolbox.calls:
             raise sunk(failure, "screen") from None
     expect(toolbox.calls, "screen_no_tools", tickers=SCREEN)
-    expect_side_by_side(world, mark, len(toolbox.calls))
+    expect_side_by_side(held)
 
 
 @check("3.1", points=1, en="a model that keeps calling tools: max_iter requests, then a message of its own",

@@ -1,19 +1,19 @@
-"""The tools the grader runs for day11's agent, their data for one seed, and a timeline of the calls.
+"""The tools the grader runs for day11's agent, their data for one seed, and the rounds of calls.
 
-Each tool waits a little before it answers, as a call over the network does: between 0.15 and
-0.6 s, each (tool, ticker) its own time, so calls that start together end in an order of their own
-(never the order they were made in); an unknown ticker's call waits 0.2 s. The news service is down
-for META: get_news("META") raises, after its wait.
+Each tool stands for a call over the network, and each (tool, ticker) has a wait of its own, 0.15
+to 0.6 s (an unknown ticker's, 0.2 s), but nobody waits it: a check opens a Round of the calls it
+expects at once, and the grader holds them at a barrier, releasing them in the order of their waits
+(calls that start together end in an order of their own, never the order they were made in). The
+news service is down for META: get_news("META") raises.
 
-`world.timeline` records when each call started and ended, in the grader's clock, from every
-thread: a check asks how many calls were running at the same moment, which tells calls run side
-by side from calls run one after another whatever the machine's load (it never times a round).
+How many calls were at the barrier together tells calls run side by side from calls run one after
+another whatever the machine's load: a sequential program never sends its second call while the
+first is unanswered. No round is timed.
 """
 import random
 import re
 import threading
 import time
-from contextlib import contextmanager
 
 TICKERS = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG", "META"]  # the index gives each call its wait
 DOWN = "META"  # whose news service is down
@@ -29,8 +29,8 @@ HEADLINES = {  # for seeds other than 0: (headline, sentiment, impact), {name} t
 
 
 def wait_of(tool: str, ticker: str) -> float:
-    """How long one call takes: for every (tool, ticker) of the table its own time, at least 25 ms
-    from any other's, so calls that start together end in the same order every time."""
+    """How long one call would take over the network: for every (tool, ticker) of the table its own
+    time, so calls held together end in one order (see Round), the same every time."""
     if ticker not in TICKERS:
         return QUOTE_WAIT
     i = TICKERS.index(ticker)
@@ -61,55 +61,105 @@ def tables(data: dict, rng: random.Random, seed: int) -> dict:
     return {"quotes": quotes, "fundamentals": fundamentals, "news": news}
 
 
-class Timeline:
-    """When each tool call started and ended (time.monotonic(), in the grader), thread-safe."""
+GRACE = 0.15  # seconds a round waits for one more call; stretched on a busy machine (see Round)
+STRETCH = 8  # times the slowest gap between the round's calls so far that it waits at least
+ORDER_GAP = 0.004  # seconds between the ends of held calls: each answer reaches the learner first
+
+
+class Round:
+    """The `size` calls a check expects the learner's code to make at once, held at a barrier.
+
+    Nothing is answered until all of them have arrived, or no new call has come for the grace
+    period. Code that runs the calls side by side sends them all while the first is held, so the
+    barrier opens when the last arrives, on a fast machine or a busy one. Code that waits for each
+    result sends the second call only once the first is answered: the first waits out the grace
+    period alone, and the round is settled as it was, its later calls answered at once. The grace
+    period grows with the gaps between the calls that did come, so a machine slow enough to start
+    threads far apart waits longer for the rest.
+
+    The held calls end one by one in the order of their waits, ORDER_GAP apart, so the results
+    reach the learner's code in an order of their own, the same on every run."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.lock = threading.Condition()
+        self.calls: list[tuple[str, str, float]] = []  # (tool, ticker, its wait), in the order they came
+        self.held: list[tuple[float, int]] = []  # (wait, arrival) of the calls at the barrier
+        self.together: int | None = None  # how many were at the barrier when it opened
+        self.ended = 0  # how many of the held calls have ended
+        self.last = time.monotonic()  # when the last call came (at first: when the round opened)
+        self.grace = GRACE
+
+    @property
+    def peak(self) -> int:
+        """The most calls that were running at the same moment: those held together."""
+        with self.lock:
+            return self.together if self.together is not None else len(self.held)
+
+    def call(self, tool: str, ticker: str, wait: float) -> None:
+        """Hold a call until it is its turn to end."""
+        with self.lock:
+            self.calls.append((tool, ticker, wait))
+            if self.together is not None:  # settled: the calls after the first ones pass at once
+                return
+            now = time.monotonic()
+            self.grace = max(self.grace, STRETCH * (now - self.last))
+            self.last = now
+            me = (wait, len(self.calls))
+            self.held.append(me)
+            self.lock.notify_all()  # the others' grace period starts again
+            while self.together is None and len(self.held) < self.size:
+                left = self.last + self.grace - time.monotonic()
+                if left <= 0:
+                    break
+                self.lock.wait(left)
+            if self.together is None:
+                self.together = len(self.held)
+                self.held.sort()
+                self.lock.notify_all()
+            turn = self.held.index(me)
+            while self.ended < turn:
+                self.lock.wait()
+        if turn:
+            time.sleep(ORDER_GAP)  # the answer before mine on its way to the learner's process
+        with self.lock:
+            self.ended += 1
+            self.lock.notify_all()
+
+    def serial(self) -> float:
+        """How long the round's calls take one after another: the sum of their waits, as set."""
+        with self.lock:
+            return round(sum(wait for *_, wait in self.calls), 1)
+
+
+class Rounds:
+    """The round a check opened last; calls outside any round pass at once."""
 
     def __init__(self):
-        self.lock = threading.Lock()
-        self.spans: list[tuple[float, float, str, str, float]] = []  # (start, end, tool, ticker, its wait)
+        self.current: Round | None = None
 
-    @staticmethod
-    def mark() -> float:
-        return time.monotonic()
+    def open(self, size: int) -> Round:
+        self.current = Round(size)
+        return self.current
 
-    @contextmanager
-    def call(self, tool: str, ticker: str, wait: float):
-        start = time.monotonic()
-        try:
-            yield
-        finally:
-            with self.lock:
-                self.spans.append((start, time.monotonic(), tool, ticker, wait))
-
-    def since(self, mark: float) -> list[tuple[float, float, str, str, float]]:
-        """The calls that started after `mark` (a call of an earlier check still ending is left out)."""
-        with self.lock:
-            return sorted(span for span in self.spans if span[0] >= mark)
-
-    @staticmethod
-    def peak(spans) -> int:
-        """The most calls running at the same moment."""
-        events = sorted([(start, 1) for start, *_ in spans] + [(end, -1) for _, end, *_ in spans])
-        running = most = 0
-        for _, step in events:  # at a tie, an end (-1) sorts before a start (+1): touching isn't overlapping
-            running += step
-            most = max(most, running)
-        return most
+    def call(self, tool: str, ticker: str, wait: float) -> None:
+        current = self.current
+        if current is not None:
+            current.call(tool, ticker, wait)
 
 
 def tools(world) -> dict:
-    timeline = world.data.setdefault("timeline", Timeline())
+    rounds = world.data.setdefault("rounds", Rounds())
 
     def lookup(tool: str, table: dict, ticker) -> dict:
         key = str(ticker).strip().upper()
         wait = wait_of(tool, key)
-        with timeline.call(tool, key, wait):
-            time.sleep(wait)
-            if tool == "get_news" and key == DOWN:
-                raise RuntimeError(NEWS_ERROR)
-            if key not in table:
-                return {"error": f"unknown ticker: {ticker}"}  # an error *result*, not an exception
-            return dict(table[key])
+        rounds.call(tool, key, wait)
+        if tool == "get_news" and key == DOWN:
+            raise RuntimeError(NEWS_ERROR)
+        if key not in table:
+            return {"error": f"unknown ticker: {ticker}"}  # an error *result*, not an exception
+        return dict(table[key])
 
     def get_quote(ticker: str) -> dict:
         return lookup("get_quote", world.quotes, ticker)

@@ -1,0 +1,196 @@
+"""How long grading takes, in one table: every figure a ratio to a bare `python -c pass` timed in
+the same run (machines here are noisy: compare ratios between runs, not seconds).
+
+    python bench/bench.py [--runs 3] [--class-size 40] [--sample 8] [--lessons day06 day11] [--no-corpus]
+
+Per lesson: the reference solution and the untouched template graded by `validate.py dayNN`
+(median of --runs), and the slowest file of its corpus (tests/submissions/, each graded once).
+Then `watch`'s save -> result, the class throughput of day06, day07 and day11 (`validate.py grade`
+on --class-size students made from the corpus, against one `validate.py --file` per student timed
+on a sample whose reports must be identical), and peak memory: the one-shot grader, the child that
+runs the learner's file, and the largest process of a class run (a worker).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "submissions"
+CLASS_LESSONS = ("day06", "day07", "day11")
+PYTHON = sys.executable
+
+
+def seconds(command: list[str], env: dict | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - started
+
+
+def median_seconds(command: list[str], runs: int) -> float:
+    return statistics.median(seconds(command) for _ in range(runs))
+
+
+def lessons() -> list[str]:
+    return sorted(p.parent.name for p in (ROOT / "lessons").glob("day*/lesson.yaml"))
+
+
+def slowest_corpus_file(lesson: str) -> tuple[float, str]:
+    graded = [(seconds([PYTHON, "validate.py", lesson, "--file", str(path), "--format", "gradescope"]), path.name)
+              for path in sorted((CORPUS / lesson).glob("*.py"))]
+    return max(graded)
+
+
+def watch_save_to_result(runs: int) -> float:
+    """`validate.py watch day06` in a pipe: the median time from writing the file to its result
+    line, the template and a one-TODO variant in turn (a pass would move on to the next lesson)."""
+    template = (ROOT / "lessons" / "day06" / "day06.py").read_text(encoding="utf-8")
+    todo = 'raise NotImplementedError("TODO 1.2: describe the tools")'
+    versions = [template.replace(todo, 'return "\\n".join(f"- {t.name}: {t.description}" for t in tools)'),
+                template]
+    with tempfile.TemporaryDirectory() as workspace:
+        env = dict(os.environ, REACTLINGS_WORKSPACE=workspace)
+        watch = subprocess.Popen([PYTHON, "validate.py", "watch", "day06"], cwd=ROOT, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            watch.stdout.readline()  # the first grading
+            times = []
+            for number in range(runs * 2):
+                time.sleep(0.3)  # as a person would: the watcher is listening again
+                started = time.perf_counter()
+                Path(workspace, "day06.py").write_text(versions[number % 2], encoding="utf-8")
+                watch.stdout.readline()
+                times.append(time.perf_counter() - started)
+        finally:
+            watch.kill()
+            watch.wait()
+    return statistics.median(times)
+
+
+def make_class(folder: Path, lesson: str, count: int) -> list[Path]:
+    """`count` students made from the lesson's corpus, each made unique by a comment."""
+    sources = sorted((CORPUS / lesson).glob("*.py"))
+    folder.mkdir(parents=True)
+    made = []
+    for number, source in zip(range(count), itertools.cycle(sources)):
+        path = folder / f"student{number:03d}.py"
+        path.write_text(source.read_text(encoding="utf-8") + f"\n# student {number}\n", encoding="utf-8")
+        made.append(path)
+    return made
+
+
+class PeakMemory:
+    """The largest peak resident size (VmHWM, Linux) of the processes below `pid`, sampled while
+    it runs: a class run's workers and children, which end before anyone could ask them."""
+
+    def __init__(self, pid: int):
+        self.pid, self.peak, self.done = pid, 0, threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> int:
+        self.done.set()
+        self.thread.join()
+        return self.peak
+
+    def _sample(self):
+        while not self.done.wait(0.1):
+            for pid in self._below(self.pid):
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                for line in status.splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.peak = max(self.peak, int(line.split()[1]))
+
+    @staticmethod
+    def _below(pid: int) -> list[int]:
+        found, todo = [], [pid]
+        while todo:
+            current = todo.pop()
+            try:
+                children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+            except OSError:
+                children = []
+            found += [int(c) for c in children]
+            todo += [int(c) for c in children]
+        return found
+
+
+def class_run(lesson: str, count: int, sample: int, folder: Path) -> tuple[float, float, int]:
+    """(students per second, ratio to one by one, the largest process's peak in kB)."""
+    files = make_class(folder / lesson, lesson, count)
+    out = folder / f"{lesson}-grades"
+    started = time.perf_counter()
+    grading = subprocess.Popen([PYTHON, "validate.py", "grade", lesson, str(folder / lesson), "--out", str(out)],
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    memory = PeakMemory(grading.pid)
+    grading.wait()
+    whole, peak = time.perf_counter() - started, memory.stop()
+    one_by_one = []
+    for path in files[:: max(1, len(files) // sample)][:sample]:
+        started = time.perf_counter()
+        done = subprocess.run([PYTHON, "validate.py", lesson, "--file", str(path), "--format", "gradescope"],
+                              cwd=ROOT, capture_output=True, text=True)
+        one_by_one.append(time.perf_counter() - started)
+        in_class = json.loads((out / "students" / path.stem / "results.json").read_text(encoding="utf-8"))
+        assert json.loads(done.stdout) == in_class, f"{path.name}: the class run graded it differently"
+    return count / whole, statistics.mean(one_by_one) * count / whole, peak
+
+
+def one_shot_memory(lesson: str) -> tuple[int, int]:
+    """(the grader's peak, its largest child's peak) in kB, grading the lesson's solution."""
+    script = ("import resource, runpy, sys\n"
+              f"sys.argv = ['validate.py', {lesson!r}, '--solution']\n"
+              "try:\n    runpy.run_path('validate.py', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+              " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n")
+    done = subprocess.run([PYTHON, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    grader, child = done.stderr.split()[-2:]
+    return int(grader), int(child)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--class-size", type=int, default=40)
+    parser.add_argument("--sample", type=int, default=8, help="students graded one by one per class")
+    parser.add_argument("--lessons", nargs="+", default=None)
+    parser.add_argument("--no-corpus", action="store_true", help="leave out the slowest corpus file")
+    args = parser.parse_args()
+    baseline = median_seconds([PYTHON, "-c", "pass"], 10)
+    print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}; "
+          f"baseline `python -c pass`: {baseline * 1000:.0f} ms (median of 10)\n")
+    print(f"{'lesson':7} {'solution':>9} {'template':>9}   slowest corpus file")
+    for lesson in args.lessons or lessons():
+        solution = median_seconds([PYTHON, "validate.py", lesson, "--solution"], args.runs)
+        template = median_seconds([PYTHON, "validate.py", lesson, "--file",
+                                   str(ROOT / "lessons" / lesson / f"{lesson}.py")], args.runs)
+        slowest = ""
+        if not args.no_corpus:
+            worst, name = slowest_corpus_file(lesson)
+            slowest = f"{worst / baseline:.1f}×  {name}"
+        print(f"{lesson:7} {solution / baseline:8.1f}× {template / baseline:8.1f}×   {slowest}", flush=True)
+    watch = watch_save_to_result(args.runs)
+    print(f"\nwatch day06: save -> result {watch / baseline:.1f}×")
+    grader, child = one_shot_memory("day07")
+    print(f"peak memory, one-shot day07: grader {grader / 1024:.0f} MB, learner's child {child / 1024:.0f} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        for lesson in CLASS_LESSONS:
+            rate, ratio, peak = class_run(lesson, args.class_size, args.sample, Path(tmp))
+            print(f"class {lesson}: {args.class_size} students, {rate:.1f}/s, {ratio:.1f}× one by one; "
+                  f"largest process (a worker) {peak / 1024:.0f} MB", flush=True)
+
+
+if __name__ == "__main__":
+    main()
