@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from mock_llm import DEFAULT_SEED, LessonWorld, Scenario, load_world
+from mock_llm import DEFAULT_SEED, LessonWorld
 
 from .checking import AgentRun, Fail, Learner
 from .lessons import Lesson, LessonError
-from .runner import Submission
+from .runner import Submission, start_submission
 
 
 @dataclass
@@ -133,17 +133,6 @@ def _grader_failed(item, error: BaseException) -> Fail:
     return Fail("check_crashed", type=type(error).__name__)
 
 
-def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None) -> Submission:
-    """The learner's file, to be run in a child process for this lesson. Model calls it makes while
-    it loads (a smoke test left at module level) get an at-once final answer in the lesson's
-    protocol, so the file still loads and is graded."""
-    loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
-                       [], repeat=False)
-    return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
-                      sleep_given=lesson.sleep_given,
-                      loading_session=lambda: world.protocol(loading, world.seed, budget=5))
-
-
 def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
     """pytest on the lesson's checks with our plugins only: no conftest file, no plugin that
     installed itself, no ini options are taken from anywhere a submission could have written."""
@@ -186,18 +175,18 @@ def run_items(items, collector: Collector, submission: Submission, path: Path) -
     return Grade(collector.lesson, path, world.seed, list(collector.results), time.monotonic() - started)
 
 
-def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
-    """Run every check of `lesson` against the file at `path`."""
+def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED,
+          started: tuple[LessonWorld, Submission] | None = None) -> Grade:
+    """Run every check of `lesson` against the file at `path`; `started`: its child, started
+    already at `seed` (runner.start_submission), which this closes."""
     path = Path(path).resolve()
     if not path.is_file():
         raise LessonError("no_such_file", path=path)
-    started = time.monotonic()
-    world = load_world(lesson.folder, seed)
-    submission = open_submission(lesson, world, path)
-    submission.spawn()  # it loads the learner's file while pytest starts up
+    began = time.monotonic()
+    world, submission = started or start_submission(lesson, path, seed)
     collector = Collector(lesson, submission, world)
     try:
         run_checks(lesson, collector)
     finally:
         submission.close()
-    return Grade(lesson, path, seed, collector.results, time.monotonic() - started)
+    return Grade(lesson, path, seed, collector.results, time.monotonic() - began)
