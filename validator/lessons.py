@@ -163,9 +163,9 @@ def _told_apart(text: str, params: dict) -> dict:
     gave timeout=20": the str "20" and the number 20) given as their repr(), which tells them apart."""
     formatter, shown = string.Formatter(), {}
     for _, name, spec, conversion in formatter.parse(text):
-        if name in params and name not in shown:
+        if name in params and name not in shown and not conversion:  # {x!r} shows its type already
             try:
-                shown[name] = formatter.format_field(formatter.convert_field(params[name], conversion), spec or "")
+                shown[name] = formatter.format_field(params[name], spec or "")
             except (TypeError, ValueError):  # a spec that does not fit the value: vformat says so
                 return params
     alike = {a for a in shown for b in shown
