@@ -129,6 +129,11 @@ def check_request(body) -> tuple[list[dict], dict[str, dict]]:
         content = message.get("content")
         if not (isinstance(content, (str, list)) or (content is None and message["role"] == "assistant")):
             raise _wrong_type(f"messages[{i}].content", "one of a string or array of objects", content)
+        if content is None and not message.get("tool_calls"):  # an assistant turn that says nothing at all
+            if "content" not in message:
+                raise _missing(f"messages[{i}].content")
+            raise RequestError("Invalid value for 'content': expected a string, got null.",
+                               param=f"messages.[{i}].content")
         if message["role"] == "assistant" and message.get("tool_calls") is not None:
             _check_tool_calls(message["tool_calls"], f"messages[{i}].tool_calls")
     tools = _tools(body.get("tools"))

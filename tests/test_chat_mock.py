@@ -238,6 +238,19 @@ def test_an_empty_tool_calls_array_is_refused():
     assert body["error"]["param"] == "messages[1].tool_calls"
 
 
+@pytest.mark.parametrize("message, error, param", [
+    ({"role": "assistant", "content": None}, "Invalid value for 'content': expected a string, got null.",
+     "messages.[1].content"),
+    ({"role": "assistant", "text": "Hm."}, "Missing required parameter: 'messages[1].content'.", "messages[1].content"),
+])
+def test_an_assistant_message_with_no_content_and_no_tool_calls_is_refused(message, error, param):
+    """Only an assistant turn that asks for tools may leave its content out, as in the real API."""
+    chat = session("no_tool")
+    status, body = ask(chat, start(chat) + [message, {"role": "user", "content": "Go on."}])
+    assert status == 400
+    assert body["error"]["message"] == error and body["error"]["param"] == param
+
+
 def test_a_well_formed_assistant_message_rebuilt_by_hand_is_accepted():
     def by_hand(message):
         calls = message.pop("tool_calls")
