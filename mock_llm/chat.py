@@ -404,6 +404,15 @@ class HttpExchange:
         mine, theirs = self.request.get("messages"), earlier.request.get("messages")
         return isinstance(mine, list) and isinstance(theirs, list) and mine[:len(theirs)] == theirs
 
+    def parameters(self) -> str:
+        """For the trace: the request's fields other than its messages, on one line (each tool by
+        its name), such as "model=gpt-4o-mini · tools=[get_quote] · max_tokens=1024"."""
+        def shown(name, value):
+            if name == "tools" and isinstance(value, list):
+                value = [t.get("function", {}).get("name", "?") if isinstance(t, dict) else "?" for t in value]
+            return f"{name}={json.dumps(value, ensure_ascii=False)[:200]}"
+        return " · ".join(shown(k, v) for k, v in self.request.items() if k != "messages")
+
     def texts(self, shown: int) -> tuple[str, str, int]:
         """For the trace: the request's messages from `shown` on, one JSON line each, the response,
         and how many messages the request had (the next round shows only what the loop added)."""
