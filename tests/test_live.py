@@ -434,3 +434,14 @@ def test_the_taught_tool_loop_goes_round_twice_on_llama_cpps_server(llama_like, 
     assert refused == [], refused[0][-3:]
     assert result.returncode == 0, result.stdout + result.stderr
     assert "HTTP 500" not in result.stdout and "Traceback" not in result.stdout + result.stderr
+
+
+def test_live_tells_a_real_model_the_decision_format_and_the_tools(scripted):
+    """day01's agent sends only the conversation (the mock knows the rest); a real model is told
+    the decision format and the task's tools in a system message."""
+    base_url, script, seen = scripted
+    live("day01", base_url, "--solution")
+    system = seen[0]["messages"][0]
+    assert system["role"] == "system" and '{"type": "final", "content": ANSWER}' in system["content"]
+    assert "- multiply: Multiplies two numbers: a * b." in system["content"]
+    assert [m["role"] for m in seen[0]["messages"][1:]] == ["user"]

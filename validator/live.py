@@ -93,6 +93,7 @@ class LiveModel:
     transcript: list = field(default_factory=list)
     token_budget: int = TOKEN_BUDGET
     tokens: int = 0  # spent so far in this run
+    instructions: str = ""  # a system message for a model that needs one the learner's code doesn't send
     status: int = 0  # the last answer's HTTP status (0: none yet, or no answer)
     unreachable: str = ""  # why nothing answered at the base URL, once that happened
 
@@ -185,6 +186,8 @@ class LiveModel:
             messages = as_chat(payload)
         else:
             raise BadPayload(type(payload).__name__)
+        if self.instructions and not any(m.get("role") == "system" for m in messages):
+            messages = [{"role": "system", "content": self.instructions}, *messages]
         shown = payload if isinstance(payload, str) else "\n".join(
             json.dumps(m, ensure_ascii=False) for m in messages)
         try:
@@ -202,6 +205,18 @@ class LiveModel:
             raise ModelFailed(f"HTTP 200 from {self.model} at {self.base_url}, but with no choices[0].message") from None
         self.transcript.append(Exchange(shown, text))
         return self.protocol.from_text(text)
+
+
+def decision_instructions(world, scenario: str) -> str:
+    """What a real model must be told to play a decision lesson (day01, day02), whose code sends
+    only the conversation (the mock knows the format and the tools already): the format, and the
+    tools of the task with their descriptions."""
+    tools = "\n".join(f"- {name}: {world.tool_descriptions.get(name, '')}"
+                      for name in world.scenarios[scenario].tools)
+    return ("You decide the next step of an agent that can run tools. Reply with one JSON object and "
+            'nothing else: {"type": "tool", "name": TOOL, "args": {ARGUMENT: VALUE, ...}} to run a tool '
+            '(its result comes back in a "tool" message), or {"type": "final", "content": ANSWER} when '
+            f"you know the answer. The tools:\n{tools}")
 
 
 def client_timeout(headers: dict) -> float:
@@ -263,6 +278,8 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
         for name in lesson.live:
             live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget,
                                    protocol=world.protocol)
+            if issubclass(world.protocol, DecisionSession):
+                live_model.instructions = decision_instructions(world, name)
             learner = Learner(submission, lesson, world, live_model=live_model, limit=RUN_LIMIT)
             console.print()
             failure_key = None
