@@ -443,13 +443,17 @@ class ChatSession(Session):
         return cls(scenario, seed, budget)
 
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
-        """The mock API: (status, JSON body) for one HTTP request. A simulated network failure
-        becomes what a gateway in front of the server would answer: 504 for a timeout, 502 else."""
+        """The mock API: (status, JSON body) for one HTTP request (see over_the_wire)."""
+        return self.over_the_wire(method, path, body)[:2]
+
+    def over_the_wire(self, method: str, path: str, body) -> tuple[int, dict, dict]:
+        """(status, JSON body, response headers) as a client over a real network gets them: a
+        simulated network failure becomes what a gateway in front of the server would answer, 504
+        for a timeout, 502 else."""
         try:
-            status, response, _ = self.respond(method, path, body)
+            return self.respond(method, path, body)
         except NetworkFault as fault:
-            return (504 if fault.network == "timeout" else 502), error_body(str(fault), kind="server_error")
-        return status, response
+            return (504 if fault.network == "timeout" else 502), error_body(str(fault), kind="server_error"), {}
 
     def http(self, method: str, path: str, raw: str | bytes, headers: dict | None = None):
         """The grader's entry: respond() for a request whose body is still JSON text. `path` may be

@@ -61,6 +61,24 @@ def test_models_and_errors_over_http(server):
     assert status == 400 and body["error"]["message"].startswith("We could not parse the JSON body")
 
 
+def test_the_served_mock_sends_a_429s_retry_after(server):
+    """`python -m mock_llm serve`, and the in-process client, send the fault plan's Retry-After
+    header with its 429, as the grader's mock does (a retry loop reads it there)."""
+    lesson, base_url = server
+    body = json.dumps({"model": "mock-react-1#429@3", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert (refused.value.code, refused.value.headers["Retry-After"]) == (429, "3")
+    import openai
+    from mock_llm.http import openai_client
+    client = openai_client(lesson)
+    with pytest.raises(openai.RateLimitError) as limited:
+        client.chat.completions.create(model="mock-react-1#429@3", messages=[{"role": "user", "content": "hi"}])
+    assert limited.value.response.headers["retry-after"] == "3"
+
+
 def test_a_body_the_server_will_not_read_is_refused_at_once(server):
     """A Content-Length of -1 had the server read until the client hung up; a huge one, that many bytes."""
     _, base_url = server
