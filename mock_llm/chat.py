@@ -21,7 +21,9 @@ the question: once it has answered it with tool calls, it goes on even if the ea
 
 Like the real API it honours `stop`: the content ends before the first stop sequence it would have
 written. A text-protocol model (`text_chat`, below) runs on past its request with an `Observation:`
-of its own; `stop: ["Observation:"]` cuts that off, as it does with a real model.
+of its own; `stop: ["Observation:"]` cuts that off, as it does with a real model. It honours
+`max_tokens` (or `max_completion_tokens`) too: a longer reply is cut there, a tool call's arguments
+mid-JSON, with finish_reason "length".
 
 The network and the server can fail, deterministically, by model name (default off: only a name
 with `#` does this). `mock-react-1#429@7,500,ok` answers that model's first request with a 429
@@ -134,6 +136,7 @@ def check_request(body) -> tuple[list[dict], dict[str, dict]]:
     tools = _tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), tools, "tool_choice" in body)
     stop_sequences(body)
+    reply_limit(body)
     _check_tool_pairing(messages)
     return messages, tools
 
@@ -184,6 +187,44 @@ def stop_sequences(body: dict) -> list[str]:
                            f"but got an array with length {len(stop)} instead.", param="stop",
                            code="array_above_max_length")
     return [s for s in stop if s]
+
+
+def reply_limit(body: dict) -> int | None:
+    """The request's limit on the reply, in tokens (`max_completion_tokens`, or the older
+    `max_tokens`), or None; RequestError for one that is not a whole number of at least 1."""
+    for name in ("max_completion_tokens", "max_tokens"):
+        limit = body.get(name)
+        if limit is None:
+            continue
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            raise _wrong_type(name, "an integer", limit)
+        if limit < 1:
+            raise RequestError(f"Invalid '{name}': integer below minimum value. Expected a value >= 1, but "
+                               f"got {limit} instead.", param=name, code="integer_below_min_value")
+        return limit
+    return None
+
+
+def cut_at_limit(content: str, tool_calls: list[dict], limit: int) -> tuple[str, list[dict], bool]:
+    """The reply as a model that may write only `limit` tokens returns it (count_tokens: four bytes a
+    token): the content cut, then the tool calls' arguments cut where the limit falls (no longer
+    JSON), later calls dropped. The last item says whether anything was cut (finish_reason "length")."""
+    room = limit * 4  # bytes
+
+    def cut(text: str) -> str:
+        nonlocal room
+        kept = text.encode("utf-8")[:max(room, 0)].decode("utf-8", "ignore")
+        room -= len(text.encode("utf-8"))
+        return kept
+
+    content = cut(content)
+    kept = []
+    for call in tool_calls:
+        if room <= 0:
+            break
+        arguments = cut(call["function"]["arguments"])
+        kept.append(dict(call, function=dict(call["function"], arguments=arguments)))
+    return content, kept, room < 0
 
 
 def cut_at_stop(content: str, stop: list[str]) -> str:
@@ -616,18 +657,24 @@ class ChatSession(Session):
     def _response(self, body: dict, messages: list[dict], content: str,
                   tool_calls: list[dict] | None = None) -> dict:
         content = cut_at_stop(content, stop_sequences(body))
+        finish = "tool_calls" if tool_calls else "stop"
+        limit = reply_limit(body)
+        if limit:
+            content, tool_calls, was_cut = cut_at_limit(content, tool_calls or [], limit)
+            finish = "length" if was_cut else finish
         prompt = json.dumps([messages, body.get("tools")], ensure_ascii=False, sort_keys=True)
         reply = content + json.dumps(tool_calls or [], ensure_ascii=False)
         digest = hashlib.sha256(f"{self.seed}:{self.scenario.name}:{prompt}".encode()).hexdigest()
         message = {"role": "assistant", "content": content, "refusal": None}
         if tool_calls:
             message["tool_calls"] = tool_calls
-        usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(reply)}
+        usage = {"prompt_tokens": count_tokens(prompt),
+                 "completion_tokens": limit if finish == "length" else count_tokens(reply)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         return {"id": f"chatcmpl-{digest[:29]}", "object": "chat.completion",
                 "created": CREATED + self.seed % 86_400 + len(messages), "model": body["model"],
                 "choices": [{"index": 0, "message": message, "logprobs": None,
-                             "finish_reason": "tool_calls" if tool_calls else "stop"}],
+                             "finish_reason": finish}],
                 "usage": usage, "system_fingerprint": "fp_reactlings_mock"}
 
 
