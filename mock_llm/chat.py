@@ -23,7 +23,8 @@ Like the real API it honours `stop`: the content ends before the first stop sequ
 written. A text-protocol model (`text_chat`, below) runs on past its request with an `Observation:`
 of its own; `stop: ["Observation:"]` cuts that off, as it does with a real model. It honours
 `max_tokens` (or `max_completion_tokens`) too: a longer reply is cut there, a tool call's arguments
-mid-JSON, with finish_reason "length".
+mid-JSON, with finish_reason "length". And it has a context window (CONTEXT_WINDOW): a request
+past it gets the API's 400, `context_length_exceeded`, as a history that is never trimmed does.
 
 The network and the server can fail, deterministically, by model name (default off: only a name
 with `#` does this). `mock-react-1#429@7,500,ok` answers that model's first request with a 429
@@ -49,6 +50,7 @@ from .protocols import NetworkFault, Session, message_text
 from .scenarios import Scenario
 
 MODEL = "mock-react-1"
+CONTEXT_WINDOW = 16_384  # tokens a request's messages and tools may take, as counted by count_tokens
 UNCLEAR = ("I am not sure what you are referring to: I do not see it earlier in our conversation. "
            "Could you say it again?")  # a follow-up whose earlier turn the request does not hold
 CREATED = 1_767_225_600  # 2026-01-01T00:00:00Z: responses carry fixed timestamps, plus the seed
@@ -553,6 +555,11 @@ class ChatSession(Session):
 
     def complete(self, body) -> dict:
         messages, tools = check_request(body)
+        used = count_tokens(prompt_text(messages, body))
+        if used > CONTEXT_WINDOW:  # the API's words; llama.cpp's server refuses it with a 400 too
+            raise RequestError(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. However, your "
+                               f"messages resulted in {used} tokens. Please reduce the length of the messages.",
+                               param="messages", code="context_length_exceeded")
         if self.writer:  # what a real model does with a text-protocol prompt: it writes text
             return self._response(body, messages, self.writer(messages))
         if self.scenario.follow_ups:  # a conversation: the user's latest message says which turn
@@ -662,7 +669,7 @@ class ChatSession(Session):
         if limit:
             content, tool_calls, was_cut = cut_at_limit(content, tool_calls or [], limit)
             finish = "length" if was_cut else finish
-        prompt = json.dumps([messages, body.get("tools")], ensure_ascii=False, sort_keys=True)
+        prompt = prompt_text(messages, body)
         reply = content + json.dumps(tool_calls or [], ensure_ascii=False)
         digest = hashlib.sha256(f"{self.seed}:{self.scenario.name}:{prompt}".encode()).hexdigest()
         message = {"role": "assistant", "content": content, "refusal": None}
@@ -676,6 +683,11 @@ class ChatSession(Session):
                 "choices": [{"index": 0, "message": message, "logprobs": None,
                              "finish_reason": finish}],
                 "usage": usage, "system_fingerprint": "fp_reactlings_mock"}
+
+
+def prompt_text(messages: list[dict], body: dict) -> str:
+    """What a request puts in the model's context, as the mock counts its tokens: messages and tools."""
+    return json.dumps([messages, body.get("tools")], ensure_ascii=False, sort_keys=True)
 
 
 def conversation_text(messages: list[dict]) -> str:

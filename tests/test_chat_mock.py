@@ -671,3 +671,16 @@ def test_a_bad_max_tokens_gets_the_apis_400(limit, message):
     status, body = chat.handle("POST", "/v1/chat/completions",
                                {"model": "m", "messages": start(chat), "max_tokens": limit})
     assert (status, body["error"]["message"], body["error"]["param"]) == (400, message, "max_tokens")
+
+
+def test_a_request_past_the_context_window_gets_the_apis_400():
+    """A history that is never trimmed ends where a real model's context does (day09's reason to
+    trim): the API's 400, context_length_exceeded, naming the window and the count."""
+    from mock_llm.chat import CONTEXT_WINDOW
+    chat = session("one_quote")
+    long = [{"role": "user", "content": "x" * 4 * CONTEXT_WINDOW}] + start(chat)
+    status, body = ask(chat, long)
+    assert (status, body["error"]["code"], body["error"]["param"]) == (400, "context_length_exceeded", "messages")
+    assert body["error"]["message"].startswith(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. "
+                                               "However, your messages resulted in ")
+    assert ask(chat, start(chat))[0] == 200  # a prompt that fits is answered as before
