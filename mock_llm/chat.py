@@ -675,6 +675,8 @@ class ChatSession(Session):
         message = {"role": "assistant", "content": content, "refusal": None}
         if tool_calls:
             message["tool_calls"] = tool_calls
+            if self.seed % 2:  # as OpenAI and llama.cpp's server often do: no remark beside the calls
+                message["content"] = None
         usage = {"prompt_tokens": count_tokens(prompt),
                  "completion_tokens": limit if finish == "length" else count_tokens(reply)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
