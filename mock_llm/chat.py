@@ -555,11 +555,13 @@ class ChatSession(Session):
 
     def complete(self, body) -> dict:
         messages, tools = check_request(body)
-        used = count_tokens(prompt_text(messages, body))
-        if used > CONTEXT_WINDOW:  # the API's words; llama.cpp's server refuses it with a 400 too
-            raise RequestError(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. However, your "
-                               f"messages resulted in {used} tokens. Please reduce the length of the messages.",
-                               param="messages", code="context_length_exceeded")
+        used, asked = count_tokens(prompt_text(messages, body)), reply_limit(body) or 0
+        if used + asked > CONTEXT_WINDOW:  # the API's words (llama.cpp's server says the same)
+            raise RequestError(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. However, " + (
+                f"you requested {used + asked} tokens ({used} in the messages, {asked} in the completion). "
+                "Please reduce the length of the messages or completion." if asked else
+                f"your messages resulted in {used} tokens. Please reduce the length of the messages."),
+                param="messages", code="context_length_exceeded")
         if self.writer:  # what a real model does with a text-protocol prompt: it writes text
             return self._response(body, messages, self.writer(messages))
         if self.scenario.follow_ups:  # a conversation: the user's latest message says which turn
