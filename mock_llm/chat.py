@@ -21,7 +21,10 @@ the question: once it has answered it with tool calls, it goes on even if the ea
 
 Like the real API it honours `stop`: the content ends before the first stop sequence it would have
 written. A text-protocol model (`text_chat`, below) runs on past its request with an `Observation:`
-of its own; `stop: ["Observation:"]` cuts that off, as it does with a real model.
+of its own; `stop: ["Observation:"]` cuts that off, as it does with a real model. It honours
+`max_tokens` (or `max_completion_tokens`) too: a longer reply is cut there, a tool call's arguments
+mid-JSON, with finish_reason "length". And it has a context window (CONTEXT_WINDOW): a request
+past it gets the API's 400, `context_length_exceeded`, as a history that is never trimmed does.
 
 The network and the server can fail, deterministically, by model name (default off: only a name
 with `#` does this). `mock-react-1#429@7,500,ok` answers that model's first request with a 429
@@ -47,6 +50,7 @@ from .protocols import NetworkFault, Session, message_text
 from .scenarios import Scenario
 
 MODEL = "mock-react-1"
+CONTEXT_WINDOW = 16_384  # tokens a request's messages and tools may take, as counted by count_tokens
 UNCLEAR = ("I am not sure what you are referring to: I do not see it earlier in our conversation. "
            "Could you say it again?")  # a follow-up whose earlier turn the request does not hold
 CREATED = 1_767_225_600  # 2026-01-01T00:00:00Z: responses carry fixed timestamps, plus the seed
@@ -129,11 +133,17 @@ def check_request(body) -> tuple[list[dict], dict[str, dict]]:
         content = message.get("content")
         if not (isinstance(content, (str, list)) or (content is None and message["role"] == "assistant")):
             raise _wrong_type(f"messages[{i}].content", "one of a string or array of objects", content)
+        if content is None and not message.get("tool_calls"):  # an assistant turn that says nothing at all
+            if "content" not in message:
+                raise _missing(f"messages[{i}].content")
+            raise RequestError("Invalid value for 'content': expected a string, got null.",
+                               param=f"messages.[{i}].content")
         if message["role"] == "assistant" and message.get("tool_calls") is not None:
             _check_tool_calls(message["tool_calls"], f"messages[{i}].tool_calls")
     tools = _tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), tools, "tool_choice" in body)
     stop_sequences(body)
+    reply_limit(body)
     _check_tool_pairing(messages)
     return messages, tools
 
@@ -184,6 +194,44 @@ def stop_sequences(body: dict) -> list[str]:
                            f"but got an array with length {len(stop)} instead.", param="stop",
                            code="array_above_max_length")
     return [s for s in stop if s]
+
+
+def reply_limit(body: dict) -> int | None:
+    """The request's limit on the reply, in tokens (`max_completion_tokens`, or the older
+    `max_tokens`), or None; RequestError for one that is not a whole number of at least 1."""
+    for name in ("max_completion_tokens", "max_tokens"):
+        limit = body.get(name)
+        if limit is None:
+            continue
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            raise _wrong_type(name, "an integer", limit)
+        if limit < 1:
+            raise RequestError(f"Invalid '{name}': integer below minimum value. Expected a value >= 1, but "
+                               f"got {limit} instead.", param=name, code="integer_below_min_value")
+        return limit
+    return None
+
+
+def cut_at_limit(content: str, tool_calls: list[dict], limit: int) -> tuple[str, list[dict], bool]:
+    """The reply as a model that may write only `limit` tokens returns it (count_tokens: four bytes a
+    token): the content cut, then the tool calls' arguments cut where the limit falls (no longer
+    JSON), later calls dropped. The last item says whether anything was cut (finish_reason "length")."""
+    room = limit * 4  # bytes
+
+    def cut(text: str) -> str:
+        nonlocal room
+        kept = text.encode("utf-8")[:max(room, 0)].decode("utf-8", "ignore")
+        room -= len(text.encode("utf-8"))
+        return kept
+
+    content = cut(content)
+    kept = []
+    for call in tool_calls:
+        if room <= 0:
+            break
+        arguments = cut(call["function"]["arguments"])
+        kept.append(dict(call, function=dict(call["function"], arguments=arguments)))
+    return content, kept, room < 0
 
 
 def cut_at_stop(content: str, stop: list[str]) -> str:
@@ -404,6 +452,15 @@ class HttpExchange:
         mine, theirs = self.request.get("messages"), earlier.request.get("messages")
         return isinstance(mine, list) and isinstance(theirs, list) and mine[:len(theirs)] == theirs
 
+    def parameters(self) -> str:
+        """For the trace: the request's fields other than its messages, on one line (each tool by
+        its name), such as "model=gpt-4o-mini · tools=[get_quote] · max_tokens=1024"."""
+        def shown(name, value):
+            if name == "tools" and isinstance(value, list):
+                value = [t.get("function", {}).get("name", "?") if isinstance(t, dict) else "?" for t in value]
+            return f"{name}={json.dumps(value, ensure_ascii=False)[:200]}"
+        return " · ".join(shown(k, v) for k, v in self.request.items() if k != "messages")
+
     def texts(self, shown: int) -> tuple[str, str, int]:
         """For the trace: the request's messages from `shown` on, one JSON line each, the response,
         and how many messages the request had (the next round shows only what the loop added)."""
@@ -434,13 +491,17 @@ class ChatSession(Session):
         return cls(scenario, seed, budget)
 
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
-        """The mock API: (status, JSON body) for one HTTP request. A simulated network failure
-        becomes what a gateway in front of the server would answer: 504 for a timeout, 502 else."""
+        """The mock API: (status, JSON body) for one HTTP request (see over_the_wire)."""
+        return self.over_the_wire(method, path, body)[:2]
+
+    def over_the_wire(self, method: str, path: str, body) -> tuple[int, dict, dict]:
+        """(status, JSON body, response headers) as a client over a real network gets them: a
+        simulated network failure becomes what a gateway in front of the server would answer, 504
+        for a timeout, 502 else."""
         try:
-            status, response, _ = self.respond(method, path, body)
+            return self.respond(method, path, body)
         except NetworkFault as fault:
-            return (504 if fault.network == "timeout" else 502), error_body(str(fault), kind="server_error")
-        return status, response
+            return (504 if fault.network == "timeout" else 502), error_body(str(fault), kind="server_error"), {}
 
     def http(self, method: str, path: str, raw: str | bytes, headers: dict | None = None):
         """The grader's entry: respond() for a request whose body is still JSON text. `path` may be
@@ -499,6 +560,13 @@ class ChatSession(Session):
 
     def complete(self, body) -> dict:
         messages, tools = check_request(body)
+        used, asked = count_tokens(prompt_text(messages, body)), reply_limit(body) or 0
+        if used + asked > CONTEXT_WINDOW:  # the API's words (llama.cpp's server says the same)
+            raise RequestError(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. However, " + (
+                f"you requested {used + asked} tokens ({used} in the messages, {asked} in the completion). "
+                "Please reduce the length of the messages or completion." if asked else
+                f"your messages resulted in {used} tokens. Please reduce the length of the messages."),
+                param="messages", code="context_length_exceeded")
         if self.writer:  # what a real model does with a text-protocol prompt: it writes text
             return self._response(body, messages, self.writer(messages))
         if self.scenario.follow_ups:  # a conversation: the user's latest message says which turn
@@ -603,19 +671,32 @@ class ChatSession(Session):
     def _response(self, body: dict, messages: list[dict], content: str,
                   tool_calls: list[dict] | None = None) -> dict:
         content = cut_at_stop(content, stop_sequences(body))
-        prompt = json.dumps([messages, body.get("tools")], ensure_ascii=False, sort_keys=True)
+        finish = "tool_calls" if tool_calls else "stop"
+        limit = reply_limit(body)
+        if limit:
+            content, tool_calls, was_cut = cut_at_limit(content, tool_calls or [], limit)
+            finish = "length" if was_cut else finish
+        prompt = prompt_text(messages, body)
         reply = content + json.dumps(tool_calls or [], ensure_ascii=False)
         digest = hashlib.sha256(f"{self.seed}:{self.scenario.name}:{prompt}".encode()).hexdigest()
         message = {"role": "assistant", "content": content, "refusal": None}
         if tool_calls:
             message["tool_calls"] = tool_calls
-        usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": count_tokens(reply)}
+            if self.seed % 2:  # as OpenAI and llama.cpp's server often do: no remark beside the calls
+                message["content"] = None
+        usage = {"prompt_tokens": count_tokens(prompt),
+                 "completion_tokens": limit if finish == "length" else count_tokens(reply)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         return {"id": f"chatcmpl-{digest[:29]}", "object": "chat.completion",
                 "created": CREATED + self.seed % 86_400 + len(messages), "model": body["model"],
                 "choices": [{"index": 0, "message": message, "logprobs": None,
-                             "finish_reason": "tool_calls" if tool_calls else "stop"}],
+                             "finish_reason": finish}],
                 "usage": usage, "system_fingerprint": "fp_reactlings_mock"}
+
+
+def prompt_text(messages: list[dict], body: dict) -> str:
+    """What a request puts in the model's context, as the mock counts its tokens: messages and tools."""
+    return json.dumps([messages, body.get("tools")], ensure_ascii=False, sort_keys=True)
 
 
 def conversation_text(messages: list[dict]) -> str:

@@ -25,9 +25,10 @@ class Router:
         self.seed = seed
         self.sessions: dict[str, ChatSession] = {}  # by scenario name, or "?" + an improvised question
 
-    def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict]:
+    def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict, dict]:
+        """(status, JSON body, response headers: a 429's Retry-After) for one request."""
         body, error = read_json(method, raw)
-        return error or self._session(body).handle(method, path, body)
+        return (*error, {}) if error else self._session(body).over_the_wire(method, path, body)
 
     def _session(self, body) -> ChatSession:
         messages = body.get("messages") if isinstance(body, dict) else None
@@ -50,8 +51,8 @@ def openai_client(lesson: str, seed: int = DEFAULT_SEED):
     router = Router(lesson, seed)
 
     def transport(request: httpx2.Request) -> httpx2.Response:
-        status, body = router.handle(request.method, request.url.path, request.content)
-        return httpx2.Response(status, json=body)
+        status, body, headers = router.handle(request.method, request.url.path, request.content)
+        return httpx2.Response(status, json=body, headers=headers)
 
     return openai.OpenAI(api_key="mock-key", base_url=MOCK_BASE_URL, max_retries=0,
                          http_client=httpx2.Client(transport=httpx2.MockTransport(transport)))
@@ -68,14 +69,16 @@ def serve(lesson: str, port: int = 8400, seed: int = DEFAULT_SEED, host: str = "
                 size = int(self.headers.get("Content-Length") or 0)
                 if not 0 <= size <= BODY_LIMIT:  # read(-1) would wait for the client to hang up
                     raise ValueError(size)
-                status, body = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
+                status, body, headers = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
             except ValueError:
-                status, body = 400, error_body(f"Invalid Content-Length header: a request body is 0 to "
-                                               f"{BODY_LIMIT} bytes here.")
+                status, body, headers = 400, error_body(f"Invalid Content-Length header: a request body is 0 "
+                                                        f"to {BODY_LIMIT} bytes here."), {}
             except Exception as error:  # a bug of the mock's: the client still gets the API's shape
-                status, body = 500, error_body(f"The mock server failed: {error!r}", kind="server_error")
+                status, body, headers = 500, error_body(f"The mock server failed: {error!r}", kind="server_error"), {}
             data = json.dumps(body, ensure_ascii=False).encode()
             self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, str(value))
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

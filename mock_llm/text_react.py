@@ -258,6 +258,9 @@ class Exchange:
         """For the trace: what was sent, what came back (see chat.HttpExchange.texts)."""
         return self.prompt.rstrip(), self.reply, 0
 
+    def parameters(self) -> str:
+        return ""  # a prompt is all there is
+
 
 @dataclass
 class TextReactSession(Session):

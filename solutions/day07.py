@@ -133,7 +133,7 @@ def run_agent(user_query: str, tool_impl: dict[str, Callable[..., dict]], max_it
         calls = read_tool_calls(response)
         if not calls:
             return message.content or ""
-        messages.append(message.model_dump(exclude_none=True))  # the assistant turn, with its tool_calls
+        messages.append(message.model_dump(exclude_none=True) | {"content": message.content or ""})  # the assistant turn, tool_calls and all
         for call in calls:
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": execute_tool(tool_impl, call.name, call.arguments)})

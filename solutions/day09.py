@@ -127,7 +127,7 @@ class ChatSession:
             self.messages = trim_history(self.messages, self.max_messages)
             response = client.chat.completions.create(model=MODEL, messages=self.messages, tools=TOOLS)
             message = response.choices[0].message
-            self.messages.append(message.model_dump(exclude_none=True))  # the answer, or the tool calls
+            self.messages.append(message.model_dump(exclude_none=True) | {"content": message.content or ""})  # the answer, or the tool calls
             if not message.tool_calls:
                 return message.content or ""
             for call in message.tool_calls:

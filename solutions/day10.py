@@ -216,7 +216,7 @@ def run_agent(user_query: str, tool_impl: dict[str, Callable[..., dict]], prices
         calls = read_tool_calls(response)
         if not calls:
             return RunReport(message.content or "", steps, "answer")
-        messages.append(message.model_dump(exclude_none=True))
+        messages.append(message.model_dump(exclude_none=True) | {"content": message.content or ""})  # the assistant turn, tool_calls and all
         for call in calls:
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": execute_tool(tool_impl, call.name, call.arguments)})

@@ -158,7 +158,7 @@ def run_agent(user_query: str, tool_impl: dict[str, Callable[..., dict]], max_it
         calls = read_tool_calls(response)
         if not calls:
             return message.content or ""
-        messages.append(message.model_dump(exclude_none=True))
+        messages.append(message.model_dump(exclude_none=True) | {"content": message.content or ""})  # the assistant turn, tool_calls and all
         messages.extend(run_calls(tool_impl, calls))
     return f"Stopped: no final answer after {max_iter} model calls."
     # END SOLUTION

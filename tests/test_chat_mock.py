@@ -238,6 +238,19 @@ def test_an_empty_tool_calls_array_is_refused():
     assert body["error"]["param"] == "messages[1].tool_calls"
 
 
+@pytest.mark.parametrize("message, error, param", [
+    ({"role": "assistant", "content": None}, "Invalid value for 'content': expected a string, got null.",
+     "messages.[1].content"),
+    ({"role": "assistant", "text": "Hm."}, "Missing required parameter: 'messages[1].content'.", "messages[1].content"),
+])
+def test_an_assistant_message_with_no_content_and_no_tool_calls_is_refused(message, error, param):
+    """Only an assistant turn that asks for tools may leave its content out, as in the real API."""
+    chat = session("no_tool")
+    status, body = ask(chat, start(chat) + [message, {"role": "user", "content": "Go on."}])
+    assert status == 400
+    assert body["error"]["message"] == error and body["error"]["param"] == param
+
+
 def test_a_well_formed_assistant_message_rebuilt_by_hand_is_accepted():
     def by_hand(message):
         calls = message.pop("tool_calls")
@@ -635,3 +648,52 @@ def test_a_surrogate_pair_is_a_character_not_a_lone_surrogate():
 
 def test_a_url_that_is_no_url_is_not_found_not_a_crash():
     assert session("one_quote").http("POST", "http://[::1/v1/chat/completions", "{}")[0] == 404
+
+
+def test_max_tokens_cuts_the_reply_as_a_real_model_does():
+    """A reply longer than `max_tokens` ends there, with finish_reason "length" (llama.cpp's server
+    and the API both honour it): a cut tool call's arguments are no longer JSON."""
+    chat, messages = session("one_quote"), start(session("one_quote"))
+
+    def limited(limit, name="max_tokens"):
+        return chat.handle("POST", "/v1/chat/completions", {"model": "m", "messages": messages,
+                                                              "tools": [QUOTE_TOOL], name: limit})
+
+    whole = limited(1000)[1]["choices"][0]
+    assert whole["finish_reason"] == "tool_calls"
+    content = whole["message"]["content"]  # "I need the latest AAPL quote." and one call
+    status, reply = limited(len(content.encode()) // 4 + 2, "max_completion_tokens")
+    choice = reply["choices"][0]
+    assert (status, choice["finish_reason"], choice["message"]["content"]) == (200, "length", content)
+    arguments = choice["message"]["tool_calls"][0]["function"]["arguments"]
+    assert arguments and json.loads(whole["message"]["tool_calls"][0]["function"]["arguments"]) == {"ticker": "AAPL"}
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(arguments)
+    assert reply["usage"]["completion_tokens"] == len(content.encode()) // 4 + 2
+    tiny = limited(2)[1]["choices"][0]
+    assert (tiny["finish_reason"], tiny["message"]["content"], "tool_calls" in tiny["message"]) == (
+        "length", content[:8], False)
+
+
+@pytest.mark.parametrize("limit, message", [
+    ("100", "Invalid type for 'max_tokens': expected an integer, but got a string instead."),
+    (True, "Invalid type for 'max_tokens': expected an integer, but got a boolean instead."),
+    (0, "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead.")])
+def test_a_bad_max_tokens_gets_the_apis_400(limit, message):
+    chat = session("one_quote")
+    status, body = chat.handle("POST", "/v1/chat/completions",
+                               {"model": "m", "messages": start(chat), "max_tokens": limit})
+    assert (status, body["error"]["message"], body["error"]["param"]) == (400, message, "max_tokens")
+
+
+def test_a_request_past_the_context_window_gets_the_apis_400():
+    """A history that is never trimmed ends where a real model's context does (day09's reason to
+    trim): the API's 400, context_length_exceeded, naming the window and the count."""
+    from mock_llm.chat import CONTEXT_WINDOW
+    chat = session("one_quote")
+    long = [{"role": "user", "content": "x" * 4 * CONTEXT_WINDOW}] + start(chat)
+    status, body = ask(chat, long)
+    assert (status, body["error"]["code"], body["error"]["param"]) == (400, "context_length_exceeded", "messages")
+    assert body["error"]["message"].startswith(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. "
+                                               "However, your messages resulted in ")
+    assert ask(chat, start(chat))[0] == 200  # a prompt that fits is answered as before

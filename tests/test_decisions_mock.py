@@ -199,7 +199,7 @@ def test_standalone_reply_picks_the_task_by_its_question():
 def test_over_http_the_reply_is_the_message_content():
     question = load_world("day02").scenarios["malformed"].question
     body = json.dumps({"model": "mock", "messages": [{"role": "user", "content": question}]}).encode()
-    status, response = Router("day02").handle("POST", "/v1/chat/completions", body)
+    status, response, _ = Router("day02").handle("POST", "/v1/chat/completions", body)
     assert status == 200
     assert response["choices"][0]["message"]["content"].startswith(BROKEN_LEAD)
 

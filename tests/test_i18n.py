@@ -375,3 +375,19 @@ def test_validator_report_speaks_the_language(folder, lang):
                        for other in others), todo["title"]
     leftovers = re.findall(r"\{[A-Za-z_]\w*(?:![rsa])?\}", out)
     assert not leftovers, f"unfilled placeholders in the report: {leftovers}"
+
+
+@pytest.mark.parametrize("got, expected, says", [
+    ("20", 20, "was 20, but load_config gave timeout='20'"),  # a str and a number: repr() tells them apart
+    (20.0, 20, "was 20, but load_config gave timeout=20.0"),
+    (25, 20, "was 20, but load_config gave timeout=25"),  # values that read apart stay as they are
+])
+def test_two_values_that_differ_never_read_alike_in_a_message(monkeypatch, got, expected, says):
+    """No message says "X, but X": two parameters that differ, but would be written the same, are
+    written with repr(), in every message of every lesson (lessons.say formats them all)."""
+    from validator import lessons
+    monkeypatch.setattr(lessons, "_catalog", {"timeout": {
+        "en": "OPENAI_TIMEOUT was {expected}, but load_config gave timeout={got}",
+        "zh": "OPENAI_TIMEOUT 是 {expected}，load_config 却给出 timeout={got}"}})
+    assert says in lessons.say("timeout", "en", None, got=got, expected=expected)
+    assert says.split("but load_config gave ")[1] in lessons.say("timeout", "zh", None, got=got, expected=expected)

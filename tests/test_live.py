@@ -61,6 +61,24 @@ def test_models_and_errors_over_http(server):
     assert status == 400 and body["error"]["message"].startswith("We could not parse the JSON body")
 
 
+def test_the_served_mock_sends_a_429s_retry_after(server):
+    """`python -m mock_llm serve`, and the in-process client, send the fault plan's Retry-After
+    header with its 429, as the grader's mock does (a retry loop reads it there)."""
+    lesson, base_url = server
+    body = json.dumps({"model": "mock-react-1#429@3", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert (refused.value.code, refused.value.headers["Retry-After"]) == (429, "3")
+    import openai
+    from mock_llm.http import openai_client
+    client = openai_client(lesson)
+    with pytest.raises(openai.RateLimitError) as limited:
+        client.chat.completions.create(model="mock-react-1#429@3", messages=[{"role": "user", "content": "hi"}])
+    assert limited.value.response.headers["retry-after"] == "3"
+
+
 def test_a_body_the_server_will_not_read_is_refused_at_once(server):
     """A Content-Length of -1 had the server read until the client hung up; a huge one, that many bytes."""
     _, base_url = server
@@ -89,9 +107,22 @@ def test_live_without_a_key_says_what_to_set(server):
 
 
 def test_live_against_an_unreachable_endpoint_fails_clearly():
-    result = live("day07", f"http://127.0.0.1:{free_port()}/v1", "--solution")
+    """The learner's client raises a connection error as against a real server; the run says
+    what to check, once."""
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    result = live("day07", url, "--solution")
     assert result.returncode == 1
-    assert "could not reach the model" in result.stdout and "Traceback" not in result.stdout
+    said = " ".join(result.stdout.split())
+    assert f"nothing answered at {url}" in said and "Traceback" not in result.stdout
+    assert said.count("round 1") == 1  # the other questions are not asked
+
+
+def test_live_in_a_text_lesson_says_an_unreachable_endpoint_once():
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    result = live("day06", url, "--solution")
+    said = " ".join(result.stdout.split())
+    assert result.returncode == 1 and f"could not reach the model while react_agent ran ({url}" in said
+    assert said.count("round 1") == 1 and "Traceback" not in result.stdout
 
 
 def test_live_keeps_the_call_budget_of_a_graded_run(server, tmp_path):
@@ -247,3 +278,188 @@ def test_live_says_when_a_run_spends_its_tokens(endpoint, tmp_path, monkeypatch)
     assert "tokens of the live model in one run" in said, result.stdout + result.stderr
     assert seen == []
     assert "Traceback" not in result.stdout + result.stderr
+
+
+# ---------------------------------------------------------------- failures told as a real server gives them
+
+@pytest.fixture
+def scripted():
+    """A stand-in endpoint that answers its requests by a script, one step each (status, body,
+    headers, seconds to wait first), then with a final answer. Each request's headers and body are
+    kept. No network beyond loopback."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    script, seen = [], []
+    done = threading.Event()  # set at teardown: a step still waiting gives up at once
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            status, body, headers, wait = script.pop(0) if script else (200, {
+                "id": "chatcmpl-1", "object": "chat.completion", "model": "real-model",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                    "role": "assistant", "content": "Final Answer: done"}}]}, {}, 0)
+            if done.wait(wait):
+                return
+            data = (body if isinstance(body, str) else json.dumps(body)).encode()
+            self.send_response(status)
+            for name, value in {"Content-Type": "application/json", **headers}.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except OSError:  # the client gave up first
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1", script, seen
+    done.set()
+    server.shutdown()
+    server.server_close()
+
+
+def overflow(model):
+    """llama.cpp's server's answer to a prompt past its context (real-model-recipe.md, observed)."""
+    return (400, {"error": {"code": 400, "message": f"the request exceeds the available context size of "
+                            f"{model}, try increasing it", "type": "exceed_context_size_error"}}, {}, 0)
+
+
+def test_live_text_lesson_says_an_http_error_with_its_status_body_and_model(scripted):
+    """An HTTP error is not "could not reach the model": it is told with its status, the model
+    asked (not the learner's placeholder) and the start of the body, and the next question is
+    still asked (a 400 for one prompt says nothing about the next)."""
+    base_url, script, seen = scripted
+    script += [overflow("local-7b"), (500, "<html>Internal Server Error</html>", {}, 0)]
+    result = live("day06", base_url, "--solution", "--model", "local-7b")
+    said = " ".join(result.stdout.split())
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"HTTP 400 from local-7b at {base_url}: the request exceeds the available context size" in said
+    assert f"HTTP 500 from local-7b at {base_url}: (not JSON) <html>Internal Server Error</html>" in said
+    assert "could not reach" not in said and "Traceback" not in result.stdout + result.stderr
+    assert [body["model"] for body in seen] == ["local-7b"] * len(seen) and len(seen) >= 3  # the third question ran
+
+
+def test_live_stops_asking_when_the_key_is_refused(scripted):
+    base_url, script, seen = scripted
+    refused = (401, {"error": {"message": "Incorrect API key provided: sk-test.", "type": "invalid_request_error",
+                               "code": "invalid_api_key"}}, {}, 0)
+    script += [refused] * 4
+    result = live("day07", base_url, "--solution")
+    assert result.returncode == 1 and len(seen) == 1, result.stdout
+    said = " ".join(result.stdout.split())
+    assert "Incorrect API key provided" in said and "Traceback" not in result.stdout + result.stderr
+
+
+def test_live_gives_the_learners_client_the_429_and_its_retry_after(scripted):
+    """day12 live: a rate limit reaches the learner's own client with its Retry-After header, so
+    their retry code runs (it sleeps for real here: 1 s), and the run goes on to an answer."""
+    base_url, script, seen = scripted
+    script.append((429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}},
+                   {"Retry-After": "1"}, 0))
+    env_model = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="any", OPENAI_MODEL="from-env")
+    result = subprocess.run([sys.executable, "validate.py", "day12", "--live", "--solution"], cwd=ROOT,
+                            env=env_model, capture_output=True, text=True, timeout=120)
+    said = " ".join(result.stdout.split())
+    assert "HTTP 429 · from-env" in said and "retry-after: 1" in said, result.stdout + result.stderr
+    assert len(seen) >= 2 and seen[0]["messages"] == seen[1]["messages"]  # the same request, again
+    assert "done" in said and "Traceback" not in result.stdout + result.stderr
+
+
+def test_live_waits_as_long_as_the_learners_client_would(scripted):
+    """The timeout is the one the learner's openai client was built with (its SDK sends it as
+    x-stainless-read-timeout); past it the client gets a timeout of its own, and the transcript
+    says no answer came."""
+    from mock_llm.protocols import NetworkFault
+    from validator.live import REQUEST_TIMEOUT, client_timeout
+    base_url, script, seen = scripted
+    script.append((200, {}, {}, 30))  # a model that would take 30 s
+    model = live_model(base_url)
+    request = json.dumps({"model": "x", "messages": [{"role": "user", "content": "hi"}]})
+    with pytest.raises(NetworkFault) as stalled:
+        model.http("POST", "/v1/chat/completions", request, {"X-Stainless-Read-Timeout": "0.5"})
+    assert stalled.value.network == "timeout" and "no answer within 0.5 s" in str(stalled.value)
+    assert model.transcript[-1].network == "timeout" and len(seen) == 1
+    assert client_timeout({}) == client_timeout({"x-stainless-read-timeout": "soon"}) == REQUEST_TIMEOUT
+    assert client_timeout({"x-stainless-read-timeout": "-1"}) == REQUEST_TIMEOUT
+    assert client_timeout({"x-stainless-read-timeout": "1e9"}) == 180.0  # at most a run's limit
+
+
+@pytest.fixture
+def llama_like():
+    """A stand-in for llama-cpp-python's server as observed (../shared/real-model-recipe.md): tool
+    calls come with `"content": null` and ids of its own shape, answers name the server's own model
+    (its alias, whatever was asked), `usage` is counted, and an assistant message sent back
+    without a string content gets HTTP 500 "'dict object' has no attribute 'content'". It calls
+    the first tool offered once per user turn, then answers. Loopback only."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    refused = []
+    usage = {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
+
+    def reply(body):
+        messages = body["messages"]
+        if any(m.get("role") == "assistant" and not isinstance(m.get("content"), str) for m in messages):
+            refused.append(messages)
+            return 500, {"error": {"code": 500, "message": "'dict object' has no attribute 'content'",
+                                   "type": "server_error"}}
+        since_user = messages[max(i for i, m in enumerate(messages) if m.get("role") == "user"):]
+        if body.get("tools") and not any(m.get("role") == "tool" for m in since_user):
+            name = body["tools"][0]["function"]["name"]
+            message = {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"call__0_{name}_cmpl-1", "type": "function", "function": {"name": name, "arguments": "{}"}}]}
+            return 200, {"id": "cmpl-1", "object": "chat.completion", "model": "llama", "usage": usage,
+                         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}]}
+        return 200, {"id": "cmpl-2", "object": "chat.completion", "model": "llama", "usage": usage, "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "done"}}]}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # /v1/models: the one model, by its alias
+            self.answer(200, {"object": "list", "data": [{"id": "llama", "object": "model", "owned_by": "me"}]})
+
+        def do_POST(self):
+            self.answer(*reply(json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+
+        def answer(self, status, body):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1", refused
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("lesson", ["day07", "day09", "day10", "day11"])
+def test_the_taught_tool_loop_goes_round_twice_on_llama_cpps_server(llama_like, lesson):
+    """The assistant turn the solutions send back (content a string) is one every server takes:
+    the tool call → result → answer round completes where `exclude_none` alone got a 500."""
+    base_url, refused = llama_like
+    result = live(lesson, base_url, "--solution")
+    assert refused == [], refused[0][-3:]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "HTTP 500" not in result.stdout and "Traceback" not in result.stdout + result.stderr
+
+
+def test_live_tells_a_real_model_the_decision_format_and_the_tools(scripted):
+    """day01's agent sends only the conversation (the mock knows the rest); a real model is told
+    the decision format and the task's tools in a system message."""
+    base_url, script, seen = scripted
+    live("day01", base_url, "--solution")
+    system = seen[0]["messages"][0]
+    assert system["role"] == "system" and '{"type": "final", "content": ANSWER}' in system["content"]
+    assert "- multiply: Multiplies two numbers: a * b." in system["content"]
+    assert [m["role"] for m in seen[0]["messages"][1:]] == ["user"]

@@ -3,7 +3,9 @@
 Every test plays the part of a learner's agent: it writes a prompt, reads the mock's reply, and
 writes the next prompt the way a ReAct loop would.
 """
+import importlib.util
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +16,7 @@ from mock_llm.tools import calculate
 from mock_llm.text_react import (find_observations, imagined, read_final, read_request, read_steps,
                                  written_after_request)
 
+ROOT = Path(__file__).resolve().parent.parent
 WORLD = load_world("day06")
 CALC_Q = "What is 3 + 5 * 2?"
 WEATHER_Q = "How is the weather in 上海 today?"
@@ -638,3 +641,18 @@ def test_a_tool_never_builds_a_huge_repetition_in_the_grader(lesson):
         multiply("x" * 60_000, 300_000)
     with pytest.raises(ValueError, match="result too large"):
         multiply(10**7, [0])
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")  # the checks' own @check marks
+def test_day11s_screens_pass_stocks_out_of_alphabetical_order_at_every_seed():
+    """screen() returns the stocks that pass "in the order given": at every seed the data passes two
+    that the screens name out of alphabetical order, so a screen that sorts what passes never
+    happens to be right (most seeds other than 0 passed one stock, or an alphabetical few)."""
+    spec = importlib.util.spec_from_file_location("day11_checks", ROOT / "lessons" / "day11" / "checks.py")
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    for seed in range(60):
+        world = load_world("day11", seed)
+        for tickers in (checks.SCREEN, checks.OUTAGE):
+            passing = checks.expected_screen(world, tickers)
+            assert passing != sorted(passing), (seed, tickers, passing)

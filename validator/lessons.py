@@ -157,4 +157,19 @@ def say(key: str, lang: str, source: Lesson | None = None, /, **params) -> str:
     """The message `key` in `lang`, from the lesson's messages (source) or the validator's."""
     entry = (source.messages if source else {}).get(key) or catalog().get(key) or {"en": key}
     text = entry.get(lang) or entry["en"]
-    return string.Formatter().vformat(text, (), _Keep(params))
+    return string.Formatter().vformat(text, (), _Keep(_told_apart(text, params)))
+
+
+def _told_apart(text: str, params: dict) -> dict:
+    """The params, with two that differ but would read alike ("OPENAI_TIMEOUT was 20, but load_config
+    gave timeout=20": the str "20" and the number 20) given as their repr(), which tells them apart."""
+    formatter, shown = string.Formatter(), {}
+    for _, name, spec, conversion in formatter.parse(text):
+        if name in params and name not in shown and not conversion:  # {x!r} shows its type already
+            try:
+                shown[name] = formatter.format_field(params[name], spec or "")
+            except (TypeError, ValueError):  # a spec that does not fit the value: vformat says so
+                return params
+    alike = {a for a in shown for b in shown
+             if a != b and shown[a] == shown[b] and (type(params[a]) is not type(params[b]) or params[a] != params[b])}
+    return {name: repr(value) if name in alike else value for name, value in params.items()}

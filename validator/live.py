@@ -10,6 +10,12 @@ lessons use (FORWARDED; not `n`, `store`, `service_tier`, ...), one choice, at m
 tokens written per call, and per run the lesson's call budget and TOKEN_BUDGET tokens in all
 (counted from each response's `usage`, estimated where it has none; a prompt that would pass the
 budget is not sent).
+
+A failure is told as it is: an HTTP error with its status, a short body and the model asked; no
+answer within the timeout as a timeout. In the openai-client lessons the learner's client gets
+the failure as a real server gives it (the status, the body, the Retry-After header; a timeout as
+the client's own), so their retry code runs; the timeout is the one their client was built with
+(the `x-stainless-read-timeout` header the openai SDK sends), else REQUEST_TIMEOUT.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ from rich.text import Text
 from mock_llm import BudgetExceeded, Refusal, Session, load_world
 from mock_llm.chat import HttpExchange, count_tokens, error_body, read_json
 from mock_llm.decisions import DecisionSession
-from mock_llm.protocols import BadPayload
+from mock_llm.protocols import BadPayload, NetworkFault
 from mock_llm.text_react import Exchange
 
 from .checking import Fail, Learner
@@ -44,8 +50,31 @@ MAX_TOKENS = 1024  # tokens a reply may have: an answer or a round of tool calls
 TOKEN_BUDGET = 100_000  # tokens one run may spend, prompts and replies: 25 calls of a few kB each
 
 
-class EndpointUnreachable(Refusal):
-    problem = "unreachable"  # ends the run at once, like the mock's call budget
+REQUEST_TIMEOUT = 120.0  # seconds a request may take when the learner's code sets no timeout
+SHOWN_BODY = 300  # characters of an error's body that a failure line quotes
+
+
+class EndpointUnreachable(NetworkFault):
+    """Nothing answered at the base URL: the client raises a connection error (openai lessons), the
+    run ends (the others), and the lesson's other questions are not asked."""
+    problem = "unreachable"
+
+    def __init__(self, message: str):
+        super().__init__("connect", message)
+
+
+class ModelTimedOut(NetworkFault):
+    """The endpoint gave no answer within the timeout: the client raises its own timeout."""
+    problem = "live_timeout"
+
+    def __init__(self, message: str):
+        super().__init__("timeout", message)
+
+
+class ModelFailed(Refusal):
+    """The endpoint answered with an HTTP error, in a lesson whose model function has no HTTP client
+    to give it to (text and JSON lessons): the run ends with the status and the body."""
+    problem = "live_http_error"
 
 
 class TokensSpent(Refusal):
@@ -64,28 +93,60 @@ class LiveModel:
     transcript: list = field(default_factory=list)
     token_budget: int = TOKEN_BUDGET
     tokens: int = 0  # spent so far in this run
+    instructions: str = ""  # a system message for a model that needs one the learner's code doesn't send
+    status: int = 0  # the last answer's HTTP status (0: none yet, or no answer)
+    unreachable: str = ""  # why nothing answered at the base URL, once that happened
 
-    def _post(self, payload: dict) -> tuple[int, dict]:
+    def _post(self, payload: dict, timeout: float = REQUEST_TIMEOUT) -> tuple[int, dict, dict]:
+        """(status, JSON body, the headers a client acts on) of one request to the endpoint."""
         import httpx2  # comes with the openai package
         if len(self.transcript) >= self.budget:
             raise BudgetExceeded(f"more than {self.budget} model calls")
         prompt = count_tokens(json.dumps(payload, ensure_ascii=False))
         if self.tokens + prompt > self.token_budget:
             raise TokensSpent(str(self.token_budget))
-        try:
+        self.status = 0
+        try:  # on a timeout the connection is closed: a server that notices stops generating
             response = httpx2.post(f"{self.base_url.rstrip('/')}/chat/completions", json=payload,
-                                   headers={"Authorization": f"Bearer {self.api_key}"}, timeout=120)
+                                   headers={"Authorization": f"Bearer {self.api_key}"}, timeout=timeout)
+        except httpx2.TimeoutException:
+            raise ModelTimedOut(f"{self.model} at {self.base_url} gave no answer within {timeout:g} s") from None
         except httpx2.HTTPError as error:
-            raise EndpointUnreachable(f"{self.base_url}: {type(error).__name__}: {error}") from None
+            self.unreachable = f"{type(error).__name__}: {error}"
+            raise EndpointUnreachable(f"{self.base_url}: {self.unreachable}") from None
+        self.status = response.status_code
         try:
-            status, body = response.status_code, loads(response.text)
+            body = loads(response.text)
         except ValueError:
-            status, body = 502, {"error": {"message": f"the endpoint answered HTTP {response.status_code} with "
-                                                      "something that is not JSON", "type": "bad_gateway"}}
-        usage = body.get("usage") if isinstance(body, dict) else None
+            body = {"error": {"message": f"(not JSON) {response.text[:SHOWN_BODY]}", "type": "bad_gateway"}}
+        if not isinstance(body, dict):
+            body = {"error": {"message": f"(not an object) {response.text[:SHOWN_BODY]}", "type": "bad_gateway"}}
+        usage = body.get("usage")
         total = usage.get("total_tokens") if isinstance(usage, dict) else None
         self.tokens += total if isinstance(total, int) and total >= 0 else prompt + count_tokens(response.text)
-        return status, body
+        kept = {name: response.headers[name] for name in ("retry-after",) if name in response.headers}
+        return response.status_code, body, kept
+
+    def served_models(self) -> list[str]:
+        """The model names the endpoint lists (GET /models); a server may answer under one of them
+        rather than the name asked (llama.cpp's gives its alias). None listed, or no list: []."""
+        import httpx2
+        try:
+            response = httpx2.get(f"{self.base_url.rstrip('/')}/models", timeout=10,
+                                  headers={"Authorization": f"Bearer {self.api_key}"})
+            listed = loads(response.text).get("data")
+            return [str(m["id"]) for m in listed if isinstance(m, dict) and "id" in m][:20]
+        except (httpx2.HTTPError, ValueError, AttributeError, TypeError):
+            return []
+
+    def failure(self, status: int, body: dict) -> str:
+        """An HTTP error in one line: the status, the model asked, the start of the body's message."""
+        error = body.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        text = message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)
+        text = " ".join(text.split())
+        text = text if len(text) <= SHOWN_BODY else text[:SHOWN_BODY] + "…"
+        return f"HTTP {status} from {self.model} at {self.base_url}: {text}"
 
     def forwarded(self, body: dict) -> dict:
         """What is sent of a learner's request: the fields of FORWARDED, our model, one choice, and
@@ -96,16 +157,25 @@ class LiveModel:
         fits = isinstance(asked, int) and not isinstance(asked, bool) and 0 < asked <= MAX_TOKENS
         return dict(sent, model=self.model, n=1, **{limit: asked if fits else MAX_TOKENS})
 
-    def http(self, method: str, path: str, raw: str, headers: dict | None = None) -> tuple[int, dict]:
-        """Chat protocol: the learner's own request, bounded (see forwarded)."""
+    def http(self, method: str, path: str, raw: str, headers: dict | None = None):
+        """Chat protocol: the learner's own request, bounded (see forwarded), within the timeout
+        their client was built with. The transcript keeps what was sent, as it was sent."""
         body, error = read_json(method, raw)
         if error:
             return error
         if not isinstance(body, dict):
             return 400, error_body("The request body must be a JSON object.")
-        status, response = self._post(self.forwarded(body))
-        self.transcript.append(HttpExchange(body, status, response))
-        return status, response
+        sent = self.forwarded(body)
+        exchange = HttpExchange(sent, 0, {})
+        try:
+            exchange.status, exchange.response, exchange.response_headers = self._post(
+                sent, client_timeout(headers or {}))
+        except NetworkFault as fault:  # sent, and no answer came: the transcript shows it
+            exchange.network, exchange.response = fault.network, error_body(str(fault), kind=fault.network)
+            self.transcript.append(exchange)
+            raise
+        self.transcript.append(exchange)
+        return exchange.status, exchange.response, exchange.response_headers
 
     def answer(self, payload):
         """The lesson's model function: llm_call(prompt) becomes one user message, llm(messages)
@@ -116,15 +186,48 @@ class LiveModel:
             messages = as_chat(payload)
         else:
             raise BadPayload(type(payload).__name__)
-        status, response = self._post(self.forwarded({"messages": messages}))
-        if status != 200:
-            message = response.get("error", {}).get("message", json.dumps(response))
-            raise EndpointUnreachable(f"{self.base_url} answered HTTP {status}: {message}")
-        text = response["choices"][0]["message"].get("content") or ""
+        if self.instructions and not any(m.get("role") == "system" for m in messages):
+            messages = [{"role": "system", "content": self.instructions}, *messages]
         shown = payload if isinstance(payload, str) else "\n".join(
             json.dumps(m, ensure_ascii=False) for m in messages)
+        try:
+            status, response, _ = self._post(self.forwarded({"messages": messages}))
+        except NetworkFault as fault:
+            self.transcript.append(Exchange(shown, f"no answer ({fault.network}): {fault}"))
+            raise
+        if status != 200:
+            self.transcript.append(Exchange(shown, self.failure(status, response)))
+            raise ModelFailed(self.failure(status, response))
+        try:
+            text = response["choices"][0]["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            self.transcript.append(Exchange(shown, json.dumps(response, ensure_ascii=False)[:SHOWN_BODY]))
+            raise ModelFailed(f"HTTP 200 from {self.model} at {self.base_url}, but with no choices[0].message") from None
         self.transcript.append(Exchange(shown, text))
         return self.protocol.from_text(text)
+
+
+def decision_instructions(world, scenario: str) -> str:
+    """What a real model must be told to play a decision lesson (day01, day02), whose code sends
+    only the conversation (the mock knows the format and the tools already): the format, and the
+    tools of the task with their descriptions."""
+    tools = "\n".join(f"- {name}: {world.tool_descriptions.get(name, '')}"
+                      for name in world.scenarios[scenario].tools)
+    return ("You decide the next step of an agent that can run tools. Reply with one JSON object and "
+            'nothing else: {"type": "tool", "name": TOOL, "args": {ARGUMENT: VALUE, ...}} to run a tool '
+            '(its result comes back in a "tool" message), or {"type": "final", "content": ANSWER} when '
+            f"you know the answer. The tools:\n{tools}")
+
+
+def client_timeout(headers: dict) -> float:
+    """The read timeout the learner's openai client was built with (the SDK says it in the
+    x-stainless-read-timeout header), within (0, RUN_LIMIT]; REQUEST_TIMEOUT when it says none."""
+    said = {str(k).lower(): v for k, v in headers.items()}.get("x-stainless-read-timeout")
+    try:
+        seconds = float(said)
+    except (TypeError, ValueError):
+        return REQUEST_TIMEOUT
+    return min(seconds, RUN_LIMIT) if seconds > 0 else REQUEST_TIMEOUT
 
 
 def as_chat(messages: list[dict]) -> list[dict]:
@@ -158,7 +261,8 @@ def endpoint(model: str | None) -> tuple[str, str, str]:
     if not key:
         raise LessonError("live_needs_key")
     base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    return base_url, key, model or os.environ.get("REACTLINGS_MODEL") or DEFAULT_MODEL
+    return base_url, key, (model or os.environ.get("REACTLINGS_MODEL") or os.environ.get("OPENAI_MODEL")
+                           or DEFAULT_MODEL)
 
 
 def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Console) -> int:
@@ -174,19 +278,24 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
         for name in lesson.live:
             live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget,
                                    protocol=world.protocol)
+            if issubclass(world.protocol, DecisionSession):
+                live_model.instructions = decision_instructions(world, name)
             learner = Learner(submission, lesson, world, live_model=live_model, limit=RUN_LIMIT)
             console.print()
-            failure = None
+            failure_key = None
             try:
                 run = checks.run_agent(learner, world, name)
                 answer = Text(run.answer if isinstance(run.answer, str) else repr(run.answer), style="green")
             except Fail as error:
-                failure, failures = error, failures + 1
+                failure_key, failures = error.key, failures + 1
                 answer = Text(say(error.key, lang, lesson, **error.params), style="red")
             print_runs(console, learner.runs, lang)
             console.print(Text("  → ", style="bold") + answer)
-            if failure and failure.key == "unreachable":
-                break  # the next questions would fail the same way
+            if live_model.unreachable and failure_key != "unreachable":  # their client said it its own way
+                console.print(Text(say("live_unreachable", lang, url=base_url, error=live_model.unreachable),
+                                   style="red"))
+            if live_model.unreachable or live_model.status in (401, 403, 404):
+                break  # no server, a refused key, an unknown model or URL: the next questions would fail the same way
     finally:
         submission.close()
     return 1 if failures else 0

@@ -220,12 +220,17 @@ def print_runs(console: Console, runs: list, lang: str, shown: dict | None = Non
 def run_lines(run, lang: str) -> tuple:
     """A run as --trace shows it: (text, indent, style) for each block."""
     lines = [(f"── {run.scenario.name}: {run.scenario.question}", 4, "cyan")]
-    shown, previous = 0, ""  # chat messages already printed / the text prompt before
+    shown, previous, fields = 0, "", ""  # chat messages already printed / the text prompt before / its fields
     for number, exchange in enumerate(run.exchanges, start=1):
         if shown and not exchange.continues(run.exchanges[number - 2]):
             shown = 0  # the history was trimmed or rebuilt: show the whole request
         sent, received, total = exchange.texts(shown)
         full = sent
+        if not received.strip():
+            received = say("report_trace_empty", lang)
+        if exchange.parameters() != fields:  # the request's other fields, when they change
+            fields = exchange.parameters()
+            sent = fields + "\n" + sent
         if shown:
             sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent
         elif previous and sent.startswith(previous):  # the prompt grew: show what is new

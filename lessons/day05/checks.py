@@ -159,8 +159,9 @@ def expect_cut(learner, reply: str):
     """cut_reply keeps the request as written, and nothing of what follows it."""
     got = returned_str("cut_reply", learner.call("cut_reply", reply))
     kept = got.rstrip()
-    expect(not any(OBSERVATION.match(line) for line in got.splitlines()) and read_final(got) is None,
-           "cut_kept_made_up", got=got, reply=reply)
+    kept_made_up = (any(OBSERVATION.match(line) for line in got.splitlines()) or read_final(got) is not None
+                    or written_after_request(got).strip())  # after the Action Input line: all made up
+    expect(not kept_made_up, "cut_kept_made_up", got=got, reply=reply)
     expect(reply.startswith(kept) and read_request(got) == read_request(reply), "cut_lost_request",
            got=got, reply=reply)
 
@@ -174,13 +175,17 @@ def test_cut_made_up_observation(learner, world):
                + f"\nObservation: {imagined('Calculator', expression)}")
 
 
-@check("2.1", points=1, en="cuts a made-up Observation and the Final Answer resting on it",
-       zh="截掉编出来的 Observation，以及建立在它之上的 Final Answer")
+@check("2.1", points=1, en="cuts a made-up Final Answer, after a made-up Observation or straight after the request",
+       zh="截掉编出来的 Final Answer，不管它前面有没有编出来的 Observation")
 def test_cut_made_up_final_answer(learner, world):
     for scenario in ("calculator", "run", "fahrenheit"):
         reply = mock_reply(world, scenario)
-        assert read_final(written_after_request(reply)), f"the mock's {scenario} reply makes up no answer"
+        made_up = written_after_request(reply)
+        assert read_final(made_up), f"the mock's {scenario} reply makes up no answer"
         expect_cut(learner, reply)
+        # the same answer with no Observation line before it: the cut is after the Action Input line
+        expect_cut(learner, reply[:len(reply) - len(made_up)].rstrip() + "\n"
+                   + "\n".join(line for line in made_up.splitlines() if not OBSERVATION.match(line)))
 
 
 OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation:** {x}", "Observation：{x}",
@@ -194,10 +199,12 @@ def test_cut_any_spelling(learner, world):
     for spelling in rng.sample(OBSERVATION_SPELLINGS, len(OBSERVATION_SPELLINGS)):  # every one, every seed
         a, b = rng.randint(2, 40), rng.randint(2, 12)
         expression = f"{a} + {b} * {v['c']}"
-        reply = (request_text(f"I need to calculate {expression}.", "Calculator", expression) + "\n"
-                 + spelling.format(x=imagined("Calculator", expression)) + "\nThought: Done.\nFinal Answer: "
-                 + imagined("Calculator", expression))
-        expect_cut(learner, reply)
+        made_up = (spelling.format(x=imagined("Calculator", expression)) + "\nThought: Done.\nFinal Answer: "
+                   + imagined("Calculator", expression))
+        expect_cut(learner, request_text(f"I need to calculate {expression}.", "Calculator", expression) + "\n"
+                   + made_up)
+        # before any request too: no Action Input line to cut after, only the Observation's own
+        expect_cut(learner, f"Thought: I remember what {expression} is.\n{made_up}")
 
 
 @check("2.1", points=1, en="a reply with no Observation comes back whole", zh="没有 Observation 的回复原样返回")

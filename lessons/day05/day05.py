@@ -10,7 +10,8 @@ each of its replies, then the real Observation your code got from the tool.
     Observation: 13                             <- your code, after running the tool
 
 A model without a stop sequence writes on after its Action Input: an Observation it made up, even
-a Final Answer resting on it. Cut the reply there, before anything reads it or keeps it.
+a Final Answer resting on it. Cut the reply after its Action Input line, before anything reads it
+or keeps it.
 
 Fill in the four TODOs in your copy (`workspace/day05.py`, made by the first `python validate.py
 day05`), then grade it with `python validate.py day05`. Run the file itself to watch your agent
@@ -151,11 +152,13 @@ def build_react_prompt(question: str, tools: list[Tool], steps: list[Step]) -> s
 
 
 def cut_reply(reply: str) -> str:
-    """TODO 2.1 — the reply as far as the model may speak: cut it where an Observation starts.
+    """TODO 2.1 — the reply as far as the model may speak: up to its first Action Input line.
 
-    A line that starts with "Observation:" (any case and spacing, Markdown or a full-width colon)
-    was written by the model before any tool ran: drop it and everything after it. A reply with no
-    such line comes back whole.
+    The model should stop after that line; what it writes on is made up before any tool ran: an
+    Observation, even a Final Answer, with or without an Observation before it. Keep the reply up
+    to its first Action Input line, included. A line that starts with "Observation:" (any case and
+    spacing, Markdown or a full-width colon) is never kept, nor anything after it. A reply with
+    neither comes back whole.
     """
     raise NotImplementedError("TODO 2.1: cut the reply where the model should stop")
 

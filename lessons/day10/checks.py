@@ -240,10 +240,12 @@ def test_reserve_counts(learner, world):
 
 def run_agent(learner, world, scenario, budget=None, max_iter=None):
     """Your run_agent on a task of scenarios.yaml, with the seed's prices; for --live too (the real
-    model then gets mock-react-1's made-up price, under the name it was asked for)."""
+    model then gets mock-react-1's made-up price, under the name it was asked for and each name the
+    server lists: a local server answers under its own name)."""
     prices = prices_arg(world)
     if learner.live_model is not None:
-        prices[learner.live_model.model] = price_arg(world.prices[MODEL])
+        for name in [learner.live_model.model, *learner.live_model.served_models()]:
+            prices[name] = price_arg(world.prices[MODEL])
     args = [registry_arg(world.scenarios[scenario].tools), prices, budget or budget_arg(BIG)]
     if max_iter is not None:
         args.append(max_iter)

@@ -423,6 +423,8 @@ def expect_screen(learner, world, tickers: list[str], got):
     expected = expected_screen(world, tickers)
     if got != expected:
         expect_pairing_run_calls(learner, world)
+    reordered = isinstance(got, list) and got != expected and sorted(map(str, got)) == sorted(expected)
+    expect(not reordered, "screen_order", tickers=tickers, got=shown(got), expected=expected)
     expect(got == expected, "screen_wrong", tickers=tickers, got=shown(got), expected=expected,
            data=screen_table(world, tickers))
 

@@ -10,6 +10,7 @@ How many calls were at the barrier together tells calls run side by side from ca
 another whatever the machine's load: a sequential program never sends its second call while the
 first is unanswered. No round is timed.
 """
+import itertools
 import random
 import re
 import threading
@@ -17,6 +18,11 @@ import time
 
 TICKERS = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG", "META"]  # the index gives each call its wait
 DOWN = "META"  # whose news service is down
+# Pairs of tickers that both screens (AAPL, NVDA, MSFT, AMZN or META, GOOG) ask about in this order,
+# though it is not the alphabetical one. At every seed both of one pair pass, so the stocks that pass,
+# "in the order given", are never in alphabetical order too, where a screen that sorts them would hide.
+IN_BOTH_SCREENS = ["AAPL", "NVDA", "MSFT", "GOOG"]
+OUT_OF_ORDER = [(a, b) for a, b in itertools.combinations(IN_BOTH_SCREENS, 2) if a > b]
 QUOTE_WAIT = 0.2
 NEWS_ERROR = "the news service timed out (HTTP 504)"
 
@@ -58,6 +64,13 @@ def tables(data: dict, rng: random.Random, seed: int) -> dict:
         quotes[ticker] = {"ticker": ticker, **quote}
         fundamentals[ticker] = {"ticker": ticker, **basics}
         news[ticker] = {"ticker": ticker, "latest": items[0]["headline"], "items": items}
+    if seed != 0:  # seed 0's screens pass MSFT, then GOOG: already out of alphabetical order
+        for ticker in rng.choice(OUT_OF_ORDER):
+            fundamentals[ticker] = {"ticker": ticker, "pe": round(rng.uniform(15, 39), 1),
+                                    "revenue_growth_pct": round(rng.uniform(11, 40), 1)}
+            for item in news[ticker]["items"]:
+                if item["sentiment"] == "negative":
+                    item["impact"] = "minor"  # bad news, but never the major kind that fails a screen
     return {"quotes": quotes, "fundamentals": fundamentals, "news": news}
 
 

@@ -10,8 +10,8 @@ refused at once in your code (lesson.yaml sleep_given) and passes at once in the
 """
 import ast
 
-from validator.checking import (Fail, check, expect, learner_object, read_final, read_request, registry_arg,
-                                shown, tool_arg, written_after_request)
+from validator.checking import (Fail, check, expect, expect_own_fallback, learner_object, read_final, read_request,
+                                registry_arg, shown, tool_arg, written_after_request)
 
 # A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
 # may take (RFC 9110), an HTTP date.
@@ -182,12 +182,16 @@ def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | No
                    retry_after=f"{retry_after:g}", own=own)
 
 
-def expect_unavailable(run, failure, model: str):
-    """The call ended with ModelUnavailable, naming the model."""
+def expect_unavailable(run, failure, model: str, last: str | None = None):
+    """The call ended with ModelUnavailable, naming the model, and `last` (the last failure's HTTP
+    status) said outside the model's name, which holds the fault plan."""
     expect(failure is not None, "no_clear_error", got=shown(run.answer), answers=len(run.exchanges))
     kind, message = failure.params["type"], failure.params["message"]
     expect(kind == "ModelUnavailable", "not_model_unavailable", type=kind, message=message)
     expect(model in message, "error_without_model", model=model, message=message)
+    if last is not None:
+        expect(last in message.replace(model, ""), "error_without_failure", message=message,
+               answer=answer_of(run.exchanges[-1]))
 
 
 # ---------------------------------------------------------------- TODO 1.1 load_config
@@ -238,20 +242,37 @@ def test_config_optional(learner, world):
            variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
 
 
+def expect_refused(learner, env: dict, variable: str, not_named: str, accepted: str, **params):
+    """load_config(env) raises ConfigError naming `variable`: a setting that can't be used is said
+    at start-up, where it is set, not later as a 401, a 404 or a float() traceback."""
+    try:
+        got = learner.call("load_config", env)
+    except Fail as failure:
+        if failure.key != "crashed":
+            raise
+        named = failure.params["type"] == "ConfigError" and variable in failure.params["message"]
+        expect(named, not_named, variable=variable, type=failure.params["type"], message=failure.params["message"],
+               **params)
+        return
+    raise Fail(accepted, variable=variable, got=shown(got), **params)
+
+
 @check("1.1", points=1, en="a missing key or model: ConfigError naming the variable",
        zh="缺少 key 或模型名：抛出 ConfigError，并指出是哪个变量")
 def test_config_missing(learner, world):
     for variable in ("OPENAI_API_KEY", "OPENAI_MODEL"):
-        try:
-            got = learner.call("load_config", env_of(world, **{variable: None}))
-        except Fail as failure:
-            if failure.key != "crashed":
-                raise
-            named = failure.params["type"] == "ConfigError" and variable in failure.params["message"]
-            expect(named, "missing_not_named", variable=variable,
-                   type=failure.params["type"], message=failure.params["message"])
-            continue
-        raise Fail("missing_accepted", variable=variable, got=shown(got))
+        expect_refused(learner, env_of(world, **{variable: None}), variable, "missing_not_named", "missing_accepted")
+
+
+BAD_TIMEOUTS = ("soon", "twenty", "later", "none")  # text no one reads as seconds
+
+
+@check("1.1", points=1, en="a timeout that is no number: ConfigError naming OPENAI_TIMEOUT",
+       zh="超时不是数字：抛出 ConfigError，并指出 OPENAI_TIMEOUT")
+def test_config_bad_timeout(learner, world):
+    value = BAD_TIMEOUTS[world.seed % len(BAD_TIMEOUTS)]
+    expect_refused(learner, env_of(world, OPENAI_TIMEOUT=value), "OPENAI_TIMEOUT", "bad_value_not_named",
+                   "bad_value_accepted", value=repr(value))
 
 
 # ---------------------------------------------------------------- TODO 1.2 make_client
@@ -466,14 +487,14 @@ def test_timeout(learner, world):
     expect_waits(learner, run, [1])
 
 
-@check("2.3", points=1, en="a server that stays down: max_attempts requests, then ModelUnavailable",
-       zh="服务一直出错：发满 max_attempts 次请求，然后抛出 ModelUnavailable")
+@check("2.3", points=1, en="a server that stays down: max_attempts requests, then ModelUnavailable naming the "
+       "model and the last failure", zh="服务一直出错：发满 max_attempts 次请求，然后抛出 ModelUnavailable，说明模型和最后一次失败")
 def test_server_down(learner, world):
-    model = failing(world, "500*")
+    model = failing(world, "500,502,503*")  # the last failure differs from the first ones
     run, failure = ask(learner, world, model, max_attempts=3)
     expect_no_sdk_retries(run)
     expect_requests(run, 3, failure)
-    expect_unavailable(run, failure, model)
+    expect_unavailable(run, failure, model, last="503")
 
 
 @check("2.3", points=1, en="an endpoint nobody answers: a clear error, never a hang",
@@ -567,3 +588,35 @@ def test_down_without_fallback(learner, world):
             return  # complete() does not end with ModelUnavailable: TODO 2.3's checks say so
         expect(failure is not None, "down_swallowed", got=shown(run.answer))
         raise Fail("not_model_unavailable", type=failure.params["type"], message=failure.params["message"])
+
+
+@check("3.1", points=1, en="a reply out of format: the reply, then FORMAT_REMINDER, and the model recovers",
+       zh="回复不合格式：先追加这条回复，再追加 FORMAT_REMINDER，模型随后恢复正常")
+def test_format_reminder(learner, world):
+    run, failure = agent(learner, world, "off_format")
+    story = world.scenarios["off_format"]
+    slip = story.render(story.turns[0][0].off_format, [])
+    if failure and len(run.exchanges) == 1:  # the slip was the only reply: reading it ended the run
+        raise Fail("slip_crashed", slip=slip, type=failure.params["type"], message=failure.params["message"])
+    if len(run.exchanges) > 1:  # the request after the slip answers it: the slip, then a user message
+        messages = run.exchanges[1].request.get("messages") or []
+        at = next((i for i, m in enumerate(messages) if m.get("role") == "assistant"
+                   and isinstance(m.get("content"), str) and m["content"].strip() == slip.strip()), None)
+        expect(at is not None and at + 1 < len(messages) and messages[at + 1].get("role") == "user",
+               "slip_not_answered", slip=slip, roles=", ".join(str(m.get("role")) for m in messages))
+    expect_answer(run, failure, world, world.weather[run.scenario.values["city"]])
+
+
+STEP_LIMITS = (2, 5)  # both, not the default 6: a limit typed into the loop meets one of them
+
+
+@check("3.1", points=1, en="a model that never finishes: exactly max_steps replies, then your own message",
+       zh="模型永不结束：恰好 max_steps 次回复，然后返回你自己的提示")
+def test_stops_at_max_steps(learner, world):
+    for limit in STEP_LIMITS:
+        run, failure = attempt(learner, "run_agent", "endless", config(world),
+                               registry_arg(world.scenarios["endless"].tools), tool_arg("sleep"), limit)
+        if failure:
+            raise failure
+        expect(len(run.exchanges) == limit, "wrong_step_count", max_steps=limit, calls=len(run.exchanges))
+        expect_own_fallback(run, limit)

@@ -183,8 +183,9 @@ def load_config(env: Mapping[str, str]) -> Config:
         OPENAI_FALLBACK_MODEL  optional; unset: None
         OPENAI_TIMEOUT         optional, seconds as text ("12.5"); unset: DEFAULT_TIMEOUT
 
-    A required one that is missing or empty raises ConfigError naming the variable. Read `env`,
-    never os.environ directly, and write no URL, key or model name of your own."""
+    A required one that is missing or empty raises ConfigError naming the variable, and so does an
+    OPENAI_TIMEOUT that is no number. Read `env`, never os.environ directly, and write no URL, key
+    or model name of your own."""
     raise NotImplementedError("TODO 1.1: the configuration, from the environment")
 
 

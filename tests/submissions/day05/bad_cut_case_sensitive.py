@@ -170,6 +170,9 @@ def build_react_prompt(question: str, tools: list[Tool], steps: list[Step]) -> s
 
 def cut_reply(reply: str) -> str:
     """TODO 2.1 — the reply as far as the model may speak."""
+    head, request, rest = reply.partition("Action Input:")
+    if request:  # the model should stop after this line
+        reply = head + request + rest.split("\n")[0]
     return reply.split("Observation:")[0].rstrip()
 
 

@@ -170,6 +170,9 @@ def build_react_prompt(question: str, tools: list[Tool], steps: list[Step]) -> s
 
 def cut_reply(reply: str) -> str:
     """TODO 2.1 — the reply as far as the model may speak."""
+    request = re.search(r"^action input\s*[:：].*$", reply, re.IGNORECASE | re.MULTILINE)
+    if request:
+        reply = reply[:request.end()]
     return re.split(r"\**observation\**\s*[:：]", reply, maxsplit=1, flags=re.IGNORECASE)[0].rstrip()
 
 

@@ -170,17 +170,21 @@ def build_react_prompt(question: str, tools: list[Tool], steps: list[Step]) -> s
 
 
 def cut_reply(reply: str) -> str:
-    """TODO 2.1 — the reply as far as the model may speak: cut it where an Observation starts.
+    """TODO 2.1 — the reply as far as the model may speak: up to its first Action Input line.
 
-    A line that starts with "Observation:" (any case and spacing, Markdown or a full-width colon)
-    was written by the model before any tool ran: drop it and everything after it. A reply with no
-    such line comes back whole.
+    The model should stop after that line; what it writes on is made up before any tool ran: an
+    Observation, even a Final Answer, with or without an Observation before it. Keep the reply up
+    to its first Action Input line, included. A line that starts with "Observation:" (any case and
+    spacing, Markdown or a full-width colon) is never kept, nor anything after it. A reply with
+    neither comes back whole.
     """
     kept = []
     for line in reply.splitlines():
         if re.match(r"^[\s*>#-]*observation[\s*]*[:：]", line, re.IGNORECASE):
             return "\n".join(kept)
         kept.append(line)
+        if re.match(r"^[\s*>#-]*action[ _]?input[\s*]*[:：]", line, re.IGNORECASE):
+            return "\n".join(kept)
     return reply
 
 

@@ -163,8 +163,11 @@ def cut_reply(reply: str) -> str:
     lines = reply.splitlines()
     for number, line in enumerate(lines):
         head, colon, _ = line.replace("：", ":").partition(":")
-        if colon and head.replace("*", "").strip().lower() == "observation":
+        label = head.replace("*", "").strip().lower()
+        if colon and label == "observation":
             return "\n".join(lines[:number])
+        if colon and label == "action input":  # 模型本该在这一行之后停下
+            return "\n".join(lines[:number + 1])
     return reply
 
 

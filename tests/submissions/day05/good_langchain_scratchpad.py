@@ -172,6 +172,9 @@ Question: {question}
 
 def cut_reply(reply: str) -> str:
     """TODO 2.1 — the reply as far as the model may speak."""
+    request = re.search(r"^[ \t*>-]*action[ _]?input[ \t*]*[:：].*$", reply, re.IGNORECASE | re.MULTILINE)
+    if request:  # LangChain's stop sequence ends the reply here: the rest is made up
+        reply = reply[:request.end()]
     return re.split(r"^[ \t*>-]*observation[ \t*]*[:：]", reply, maxsplit=1,
                     flags=re.IGNORECASE | re.MULTILINE)[0].rstrip()
 

@@ -186,9 +186,13 @@ def load_config(env: Mapping[str, str]) -> Config:
         return value
 
     timeout = env.get("OPENAI_TIMEOUT")
+    try:
+        seconds = float(timeout) if timeout else DEFAULT_TIMEOUT
+    except ValueError:
+        raise ConfigError(f"OPENAI_TIMEOUT 应该是秒数，而不是 {timeout!r}") from None
     return Config(base_url=env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL, api_key=need("OPENAI_API_KEY"),
                   model=need("OPENAI_MODEL"), fallback_model=env.get("OPENAI_FALLBACK_MODEL") or None,
-                  timeout=float(timeout) if timeout else DEFAULT_TIMEOUT)
+                  timeout=seconds)
 
 
 def make_client(config: Config) -> OpenAI:

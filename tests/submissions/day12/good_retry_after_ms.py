@@ -188,7 +188,10 @@ def load_config(env: Mapping[str, str]) -> Config:
             raise ConfigError(f"set {SETTINGS[field]} (for a local server any key will do)")
     found.setdefault("base_url", DEFAULT_BASE_URL)
     if "timeout" in found:
-        found["timeout"] = float(found["timeout"])
+        try:
+            found["timeout"] = float(found["timeout"])
+        except ValueError as error:
+            raise ConfigError(f"{SETTINGS['timeout']}: {error}") from None
     return Config(**found)
 
 

@@ -182,6 +182,8 @@ def load_config(env: Mapping[str, str]) -> Config:
     if missing:
         raise ConfigError(f"please set {' and '.join(missing)}")
     timeout_text = env.get("OPENAI_TIMEOUT", "").strip()
+    if timeout_text and not re.fullmatch(r"\d+(\.\d*)?|\.\d+", timeout_text):
+        raise ConfigError(f"OPENAI_TIMEOUT={timeout_text!r}: give the timeout in seconds, such as 20 or 12.5")
     return Config(
         base_url=env.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL,
         api_key=env["OPENAI_API_KEY"].strip(),
