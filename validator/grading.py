@@ -133,14 +133,16 @@ def _grader_failed(item, error: BaseException) -> Fail:
     return Fail("check_crashed", type=type(error).__name__)
 
 
-def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None) -> Submission:
+def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None,
+                    live: bool = False) -> Submission:
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
-    protocol, so the file still loads and is graded."""
+    protocol, so the file still loads and is graded. `live`: a real model answers, and the
+    learner's code waits for real (time.sleep is theirs, as it is outside the grader)."""
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
     return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
-                      sleep_given=lesson.sleep_given,
+                      sleep_given=lesson.sleep_given and not live,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 
