@@ -29,6 +29,7 @@ h1{font-size:1.4em;margin-bottom:.2em}.meta{color:#555;margin-top:0}
 section.todo{border-top:1px solid #ddd;margin-top:1em}
 h2{font-size:1.1em}.ok{color:#1a7f37}.bad{color:#c62828}
 .check{margin:.3em 0 .3em 1em}.check>summary{cursor:pointer}
+aside{align-self:start}
 .failure,.wrong{background:#fdecea;border-left:4px solid #c62828;padding:.4em .7em;white-space:pre-wrap;margin:.4em 0}
 .hint{background:#fff8e1;border-left:4px solid #e0a800;padding:.4em .7em}
 .printed{background:#f6f6f6;padding:.4em .7em}
@@ -116,7 +117,7 @@ def _check(page: Page, check: CheckResult, same: dict, runs_shown: dict) -> str:
     title = html.escape(check.title[lang])
     if check.passed:
         return f'<div class="check"><span class="ok">✓</span> {title}</div>'
-    parts = [f'<details class="check" open><summary><span class="bad">✗</span> {title}</summary>']
+    parts = [f'<details class="check" id="{html.escape(check.name)}" open><summary><span class="bad">✗</span> {title}</summary>']
     if check.name in same:
         parts.append(f'<p class="meta">{page.say("same_cause", title=same[check.name].title[lang])}</p></details>')
         return "".join(parts)
@@ -135,7 +136,8 @@ def _check(page: Page, check: CheckResult, same: dict, runs_shown: dict) -> str:
             continue
         runs_shown[key] = check.title[lang]
         # the check stopped at its last run: the failure goes beside that run's round that went wrong
-        parts.append(_run(page, run, failure if index == len(check.runs) - 1 else None))
+        parts.append(_run(page, run, f"{check.name}-{index + 1}",
+                          failure if index == len(check.runs) - 1 else None))
     parts.append("</details>")
     return "".join(parts)
 
@@ -144,7 +146,8 @@ def _scenario(run) -> str:
     return html.escape(clean(f"{run.scenario.name}: {run.scenario.question}", None))
 
 
-def _run(page: Page, run, failure: str | None) -> str:
+def _run(page: Page, run, anchor: str, failure: str | None) -> str:
+    """A run's rounds, each with an id (anchor-rN) to link to."""
     found = rounds(run, page.lang)
     wrong = next((r.number for r in found if r.notes), found[-1].number if found else None)
     parts = [f'<div class="run"><h3>{_scenario(run)}</h3><ol class="rounds">']
@@ -152,7 +155,7 @@ def _run(page: Page, run, failure: str | None) -> str:
         if page.full:
             parts.append(f'<li class="cut">{page.say("page_budget_spent", count=len(found) - at)}</li>')
             break
-        parts.append(_round(page, round_, failure if round_.number == wrong else None))
+        parts.append(_round(page, round_, f"{anchor}-r{round_.number}", failure if round_.number == wrong else None))
     parts.append("</ol>")
     if isinstance(run.answer, str) and run.outcome is not None and not run.outcome.problem:
         parts.append(f'<div class="label">{page.say("page_answer")}</div><pre>{page.text(run.answer)}</pre>')
@@ -160,7 +163,7 @@ def _run(page: Page, run, failure: str | None) -> str:
     return "".join(parts)
 
 
-def _round(page: Page, round_: Round, failure: str | None) -> str:
+def _round(page: Page, round_: Round, anchor: str, failure: str | None) -> str:
     say_ = page.say
     main = [f'<h4>{say_("report_trace_round", round=round_.number)}</h4>',
             f'<div class="label">{say_("report_trace_prompt")}</div>']
@@ -196,7 +199,7 @@ def _round(page: Page, round_: Round, failure: str | None) -> str:
     elif round_.notes:
         aside = "<aside>" + "".join(f'<p class="fake">{html.escape(note)}</p>' for note in round_.notes) + "</aside>"
     mark = " went-wrong" if failure is not None else ""
-    return f'<li class="round{mark}" id="round-{round_.number}"><div>{"".join(main)}</div>{aside}</li>'
+    return f'<li class="round{mark}" id="{html.escape(anchor)}"><div>{"".join(main)}</div>{aside}</li>'
 
 
 def _folded(page: Page, summary: str, inner: str) -> str:
