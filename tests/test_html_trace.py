@@ -159,7 +159,7 @@ def test_the_page_never_replaces_a_python_file(tmp_path):
     shutil.copyfile(CORPUS / "day06" / "bad_parse_keeps_made_up_observation.py", mine)
     before = mine.read_bytes()
     done = validate("day06", "--file", str(mine), "--html", str(mine), workspace=tmp_path)
-    assert done.returncode == 2 and say("page_not_python", "en", path=mine).split(":")[0] in done.stderr
+    assert done.returncode == 2 and say("page_not_python", "en", option="--html", path=mine).split(":")[0] in done.stderr
     assert mine.read_bytes() == before
 
 

@@ -82,6 +82,10 @@ def add_page_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write the graded run as a page to open in a browser: each failed check's "
                              "rounds, prompt by prompt (default PATH: workspace/traces/LESSON.html)")
     parser.add_argument("--open", action="store_true", help="open the --html page in your browser")
+    if parser.prog == "validate.py":  # one grading, not watch
+        parser.add_argument("--otel", type=Path, metavar="PATH",
+                            help="also write the graded run as OpenTelemetry traces (OTLP protobuf, GenAI semantic "
+                                 "conventions) for Jaeger, Phoenix, Langfuse or a collector")
 
 
 def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
@@ -266,9 +270,12 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         from .live import run_live  # only here: a one-shot grading does without its imports
         return run_live(lesson, path, args.model, lang, console)
     page = page_path(args.html, lesson, path)  # a bad PATH is said before the grading, not after
+    page_path(str(args.otel) if args.otel else None, lesson, path, "--otel")  # nor is a trace file ever the code
     result = grade(lesson, path, seed)
     if page is not None:
         write_trace_page(result, lang, page, args.open)
+    if args.otel is not None:
+        write_otel_file(result, lang, args.otel)
     if mine:
         workspace.record_score(lesson.name, result.score, result.max_score)
     if args.format != "text" and args.output is None:
@@ -283,7 +290,7 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
     return 0 if result.score == result.max_score else 1
 
 
-def page_path(given: str | None, lesson, graded: Path) -> Path | None:
+def page_path(given: str | None, lesson, graded: Path, option: str = "--html") -> Path | None:
     """Where --html writes the page: PATH, else workspace/traces/LESSON.html; None without --html.
     Never a Python file, so never the learner's code."""
     if given is None:
@@ -291,23 +298,38 @@ def page_path(given: str | None, lesson, graded: Path) -> Path | None:
     path = Path(given) if given else workspace.trace_page(lesson)
     if path.suffix.lower() in (*importlib.machinery.SOURCE_SUFFIXES, ".pyc") or (
             path.exists() and path.resolve() == Path(graded).resolve()):
-        raise LessonError("page_not_python", path=given)
+        raise LessonError("page_not_python", option=option, path=given)
     return path
 
 
 def write_trace_page(result, lang: str, path: Path, open_it: bool) -> None:
-    """Write the page (on stderr, where it went); one that can't be written is said, and the
-    grade stands."""
+    """--html: the page; opened in the browser with open_it."""
     from .trace_page import write_page
-    try:
-        write_page(result, lang, path)
-    except OSError as error:
-        stderr().print(say("page_not_written", lang, problem=error.strerror or str(error), path=path), markup=False)
-        return
-    stderr().print(say("page_written", lang, path=_shown_path(path)), markup=False)
-    if open_it:
+    if written_aside(lambda: write_page(result, lang, path), path, lang, "page_written") and open_it:
         import webbrowser
         webbrowser.open(path.resolve().as_uri())
+
+
+def write_otel_file(result, lang: str, path: Path) -> None:
+    """--otel: the run as OTLP traces."""
+    try:
+        from .otel import write_otel
+    except ImportError as error:  # a kit installed before --otel came
+        stderr().print(say("otel_missing", lang, name=error.name), markup=False)
+        return
+    written_aside(lambda: write_otel(result, lang, path), path, lang, "otel_written")
+
+
+def written_aside(write, path: Path, lang: str, done: str) -> bool:
+    """write(), then the message `done` on stderr with where it went; whether it was written. A file
+    that can't be written is said there too, and the grade stands."""
+    try:
+        write()
+    except OSError as error:
+        stderr().print(say("page_not_written", lang, problem=error.strerror or str(error), path=path), markup=False)
+        return False
+    stderr().print(say(done, lang, path=_shown_path(path)), markup=False)
+    return True
 
 
 def my_copy(lesson, lang: str) -> Path:

@@ -46,6 +46,7 @@ class Round:
     cut: str = ""  # what a stop sequence cut from the reply: the learner's code never got it
     asked: list[str] = field(default_factory=list)  # the calls the model asked for: "name(input)"
     calls: list = field(default_factory=list)  # the ToolCalls the learner's code made in this round
+    call_ids: list = field(default_factory=list)  # for each, the id of the model's call it carried out, if any
     fed_back: list[FedBack] = field(default_factory=list)
     tokens: tuple[int, int] | None = None  # (prompt, completion), where the model counts them
     notes: list[str] = field(default_factory=list)  # what looks wrong in this round, in words
@@ -138,6 +139,7 @@ def _chat_round(number: int, exchange: HttpExchange, before, after, calls: list,
     tool_calls = reply.get("tool_calls") or []
     here.reply = content
     here.asked = [_asked(c) for c in tool_calls]
+    here.call_ids = [next((c["id"] for c in tool_calls if call in _runs_of(c, calls)), None) for call in calls]
     request = None if tool_calls else read_request(content)  # the text protocol, as message content
     if request:
         here.asked = [f"{request[0]}({request[1]!r})"]
