@@ -305,12 +305,12 @@ def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_s
         write_atomically(output, text)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write the whole text beside `path`, then rename it into place: a reader (or a run stopped
-    half-way) never sees half a file."""
+def write_atomically(path: Path, text: str | bytes) -> None:
+    """Write the whole text (UTF-8) or bytes beside `path`, then rename it into place: a reader (or
+    a run stopped half-way) never sees half a file."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
+        partial.write_bytes(text) if isinstance(text, bytes) else partial.write_text(text, encoding="utf-8")
         os.replace(partial, path)
     except OSError as error:  # named by the file asked for, not the temporary one
         raise OSError(error.errno, error.strerror, str(path)) from None

@@ -5,6 +5,7 @@ course update) ever touches a learner's edits.
     workspace/day06.py          the file you edit; made from lessons/day06/day06.py on first use
     workspace/backups/…         what `reset` replaced
     workspace/progress.json     best score per lesson, hint levels seen
+    workspace/traces/day06.html the last graded run as a page (`validate.py day06 --html`)
 
 In the kit's own repository git ignores `workspace/`; in the learners' copy of the course (`release`)
 only the bookkeeping (BOOKKEEPING) is ignored, so a learner's push hands their exercise files in.
@@ -21,12 +22,17 @@ from pathlib import Path
 from .lessons import ROOT, Lesson, LessonError
 from .report import write_atomically
 
-FOLDER, STATE, BACKUPS = "workspace", "progress.json", "backups"
-BOOKKEEPING = (STATE, f"{BACKUPS}/")  # the kit's files in the workspace, as opposed to the learner's work
+FOLDER, STATE, BACKUPS, TRACES = "workspace", "progress.json", "backups", "traces"
+BOOKKEEPING = (STATE, f"{BACKUPS}/", f"{TRACES}/")  # the kit's files in the workspace, as opposed to the learner's work
 
 
 def folder() -> Path:
     return Path(os.environ.get("REACTLINGS_WORKSPACE") or ROOT / FOLDER)
+
+
+def trace_page(lesson: Lesson) -> Path:
+    """Where `--html` writes the lesson's trace page unless told."""
+    return folder() / TRACES / f"{lesson.name}.html"
 
 
 def working_copy(lesson: Lesson) -> tuple[Path, bool]:
