@@ -49,6 +49,32 @@ def children(parent: int) -> list[int]:
     return found
 
 
+def descendants(ancestor: int) -> list[int]:
+    """Every live process whose chain of parents leads to `ancestor`."""
+    found, parents = [], {ancestor}
+    while True:
+        new = [pid for parent in parents for pid in children(parent) if pid not in found]
+        if not new:
+            return found
+        found += new
+        parents = set(new)
+
+
+def on_host(inner: int, ancestor: int) -> int | None:
+    """The host pid of the process below `ancestor` that sees itself as pid `inner`: a jailed
+    child lives in a pid namespace of its own, whose numbers mean other processes here. The last
+    field of NSpid is the pid in the process's own (innermost) namespace."""
+    for pid in descendants(ancestor):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        nspid = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [str(pid)])
+        if int(nspid[-1]) == inner:
+            return pid
+    return None
+
+
 def name(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()

@@ -355,8 +355,9 @@ def test_too_much_memory_fails_without_hanging_the_grader(learner):
 
 def test_close_kills_what_the_child_started(learner):
     outcome = call(learner, "spawn")
-    sleeper = outcome.value
-    assert isinstance(sleeper, int) and processes.alive(sleeper)
+    assert isinstance(outcome.value, int)
+    sleeper = processes.on_host(outcome.value, learner.process.pid)  # the pid the child saw is its namespace's
+    assert sleeper is not None and processes.alive(sleeper)
     learner.close()
     assert learner.process is None
     assert processes.gone(sleeper)
