@@ -1,11 +1,14 @@
 """Finding the processes a grading started, through /proc (Linux), for the tests that check that
-none of them outlives what started it."""
+none of them outlives what started it; and reading what a process prints with a deadline."""
 from __future__ import annotations
 
 import os
+import queue
 import signal
+import threading
 import time
 from pathlib import Path
+from typing import Callable, IO
 
 
 def _stat(pid: int) -> list[str]:
@@ -112,3 +115,28 @@ def gone(match: int | str, within: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+class Lines:
+    """The lines a process prints on `stream`, read by a thread so that every wait for one has a
+    deadline: a process that prints nothing fails the test instead of blocking it."""
+
+    def __init__(self, stream: IO[str]):
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in iter(stream.readline, "")],
+                         daemon=True).start()
+
+    def next(self, seconds: float = 60) -> str:
+        return self.until(lambda line: True, seconds)[0]
+
+    def until(self, wanted: Callable[[str], bool], seconds: float = 60) -> tuple[str, list[str]]:
+        """The first line that is `wanted`, and the lines read before it."""
+        deadline, before = time.monotonic() + seconds, []
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no line wanted within {seconds} s; read: {before}") from None
+            if wanted(line):
+                return line, before
+            before.append(line)
