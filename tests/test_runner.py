@@ -292,6 +292,31 @@ def test_a_module_level_loop_is_an_import_hang(load):
     assert call(submission, "f") is outcome  # a file that cannot load is not loaded again
 
 
+def test_a_module_level_sleep_is_an_import_hang(load):
+    outcome = call(load("import time\ntime.sleep(10 ** 6)\n\ndef f():\n    return 1\n", import_timeout=1), "f")
+    assert (outcome.problem, outcome.detail) == ("import_hang", "1")
+    assert "line 2, in <module>" in outcome.error["traceback"]
+
+
+def waiting_for_a_cpu(monkeypatch, share):
+    """As if the child waited for a CPU `share` of the wall time since now (a busy machine)."""
+    start = time.monotonic()
+    monkeypatch.setattr(runner.busy, "waited", lambda pid: (time.monotonic() - start) * share)
+
+
+def test_a_file_loads_on_a_busy_machine_in_its_own_time(load, monkeypatch):
+    """Its wait for a CPU is not the file's: 1.5 s of wall time, 0.15 s of its own, is in time."""
+    waiting_for_a_cpu(monkeypatch, 0.9)
+    submission = load("import time\ntime.sleep(1.5)\n\ndef f():\n    return 1\n", import_timeout=1)
+    assert call(submission, "f").value == 1
+
+
+def test_however_long_it_waits_for_a_cpu_a_load_ends(load, monkeypatch):
+    waiting_for_a_cpu(monkeypatch, 1.0)  # no time of its own passes at all
+    outcome = call(load("import time\ntime.sleep(10 ** 6)\n\ndef f():\n    return 1\n", import_timeout=0.2), "f")
+    assert (outcome.problem, outcome.detail) == ("import_hang", "0.2")  # stopped at the backstop
+
+
 def test_sys_exit_in_a_function_is_an_error_not_an_exit(learner):
     outcome = call(learner, "leave", 3)
     assert outcome.problem is None

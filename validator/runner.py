@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import jail
+from . import busy, jail
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -35,6 +35,9 @@ TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
 TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
 TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
+# A file's load limit counts the child's own time, not its wait for a CPU on a busy machine (see
+# busy.py); whatever it waits for, loading never takes more than this many times the limit.
+LOAD_BACKSTOP = 12
 # Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
 # loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
@@ -111,7 +114,8 @@ class Submission:
     load_sent: bool = False  # the child was told to import the file
     send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     ready: bool = False  # the child has loaded the file and waits for calls
-    spawned: float = 0.0  # when the child started: loading it is timed from then
+    spawned: float = 0.0  # when the child was told to load the file: loading is timed from then
+    waited_at_load: float = 0.0  # seconds it had waited for a CPU by then (busy.waited)
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
@@ -228,7 +232,7 @@ class Submission:
         if not self.load_sent:
             self.load_sent = True
             self._send({"op": "load", "model_function": self.model_function})
-            self.spawned = time.monotonic()
+            self.spawned, self.waited_at_load = time.monotonic(), busy.waited(self.process.pid)
 
     def _start(self) -> Outcome | None:
         """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
@@ -241,6 +245,9 @@ class Submission:
         deadline = self.spawned + self.import_timeout
         while True:
             message = self._receive(deadline)
+            if isinstance(message, Outcome) and message.problem == "hang" and (later := self._loading_time_left()):
+                deadline = later
+                continue
             if isinstance(message, Outcome):  # hang or death while importing
                 if message.problem == "hang":
                     message.detail = f"{self.import_timeout:g}"
@@ -270,6 +277,13 @@ class Submission:
             break
         self.close()
         return message
+
+    def _loading_time_left(self) -> float | None:
+        """The new deadline of a load that ran past its limit in wall time only because the child
+        waited for a CPU meanwhile (a busy machine), up to the backstop; None if it is out of time."""
+        waited = busy.waited(self.process.pid) - self.waited_at_load
+        deadline = min(self.spawned + self.import_timeout + waited, self.spawned + self.import_timeout * LOAD_BACKSTOP)
+        return deadline if deadline > time.monotonic() + 0.1 else None  # a moment more is not worth a look
 
     def _serve(self, request, deadline, answer) -> Outcome:
         self._send(request)

@@ -1,0 +1,42 @@
+"""How long a child waited for a CPU: the time a busy machine adds to the child's wall time.
+
+Linux counts, for each thread, the time it was ready to run but waited for a CPU (the second field
+of /proc/PID/schedstat). Taken from the wall time, what is left is the time the child itself spent:
+running, or sleeping, blocked, waiting for input. So a file that loads in 2 s on an idle machine
+takes 2 s of it under any load, and one that sleeps or spins forever still reaches its limit.
+"""
+from __future__ import annotations
+
+import os
+
+
+def waited(pid: int) -> float:
+    """Seconds that the processes from `pid` down waited for a CPU, the most of any one's main
+    thread (the sandbox's: the launchers around it sleep). 0.0 where the counts can't be read."""
+    most = 0
+    for process in [pid, *_descendants(pid)]:
+        try:
+            with open(f"/proc/{process}/schedstat", encoding="ascii") as counts:
+                most = max(most, int(counts.read().split()[1]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return most / 1e9
+
+
+def _descendants(pid: int) -> list[int]:
+    parents = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in filter(str.isdigit, entries):
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, level = [], [pid]
+    while level:
+        level = [child for child, parent in parents.items() if parent in level]
+        found += level
+    return found
