@@ -8,6 +8,7 @@ takes 2 s of it under any load, and one that sleeps or spins forever still reach
 from __future__ import annotations
 
 import os
+import time
 
 
 def waited(pid: int) -> float:
@@ -21,6 +22,27 @@ def waited(pid: int) -> float:
         except (OSError, ValueError, IndexError):
             continue
     return most / 1e9
+
+
+class Limit:
+    """`seconds` of a child's own time from now: its wall-clock `deadline` moves on by what it
+    waits for a CPU meanwhile (read only when the deadline has passed, see `extended`), never past
+    `backstop` times `seconds` of wall time."""
+
+    def __init__(self, pid: int, seconds: float, backstop: float):
+        self.pid, self.seconds, self.backstop = pid, seconds, backstop
+        self.start, self.waited_at_start = time.monotonic(), waited(pid)
+        self.deadline = self.start + seconds
+
+    def extended(self) -> bool:
+        """The deadline has passed: move it on by the child's wait for a CPU since the start. False
+        if that leaves it no more time (a moment more is not worth another look)."""
+        later = min(self.start + self.seconds + waited(self.pid) - self.waited_at_start,
+                    self.start + self.seconds * self.backstop)
+        if later <= time.monotonic() + 0.1:
+            return False
+        self.deadline = later
+        return True
 
 
 def _descendants(pid: int) -> list[int]:

@@ -35,9 +35,11 @@ TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
 TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
 TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
-# A file's load limit counts the child's own time, not its wait for a CPU on a busy machine (see
-# busy.py); whatever it waits for, loading never takes more than this many times the limit.
-LOAD_BACKSTOP = 12
+# The limits on a child's loading, on saying where it is stuck and on unwinding a refused call
+# count its own time, not its wait for a CPU on a busy machine (busy.py): how it ends, and so its
+# report, must not depend on the machine's load. Whatever it waits for, never more than this many
+# times the limit of wall time.
+BACKSTOP = 12
 # Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
 # loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
@@ -114,8 +116,7 @@ class Submission:
     load_sent: bool = False  # the child was told to import the file
     send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     ready: bool = False  # the child has loaded the file and waits for calls
-    spawned: float = 0.0  # when the child was told to load the file: loading is timed from then
-    waited_at_load: float = 0.0  # seconds it had waited for a CPU by then (busy.waited)
+    loading: busy.Limit | None = None  # the load's time limit, from when the child was told to load
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
@@ -232,7 +233,7 @@ class Submission:
         if not self.load_sent:
             self.load_sent = True
             self._send({"op": "load", "model_function": self.model_function})
-            self.spawned, self.waited_at_load = time.monotonic(), busy.waited(self.process.pid)
+            self.loading = busy.Limit(self.process.pid, self.import_timeout, BACKSTOP)
 
     def _start(self) -> Outcome | None:
         """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
@@ -242,12 +243,8 @@ class Submission:
             self.spawn()
         self.load()
         loading = LoadingModel(self.loading_session)
-        deadline = self.spawned + self.import_timeout
         while True:
-            message = self._receive(deadline)
-            if isinstance(message, Outcome) and message.problem == "hang" and (later := self._loading_time_left()):
-                deadline = later
-                continue
+            message = self._receive_within(self.loading)
             if isinstance(message, Outcome):  # hang or death while importing
                 if message.problem == "hang":
                     message.detail = f"{self.import_timeout:g}"
@@ -278,19 +275,16 @@ class Submission:
         self.close()
         return message
 
-    def _loading_time_left(self) -> float | None:
-        """The new deadline of a load that ran past its limit in wall time only because the child
-        waited for a CPU meanwhile (a busy machine), up to the backstop; None if it is out of time."""
-        waited = busy.waited(self.process.pid) - self.waited_at_load
-        deadline = min(self.spawned + self.import_timeout + waited, self.spawned + self.import_timeout * LOAD_BACKSTOP)
-        return deadline if deadline > time.monotonic() + 0.1 else None  # a moment more is not worth a look
-
     def _serve(self, request, deadline, answer) -> Outcome:
         self._send(request)
         stop: Outcome | None = None  # why the model refused; from then on it refuses every call
+        grace: busy.Limit | None = None  # the refused call's time to unwind
         tool_calls = 0
         while True:
             message = self._receive(deadline)
+            if isinstance(message, Outcome) and message.problem == "hang" and grace and grace.extended():
+                deadline = grace.deadline
+                continue
             if isinstance(message, Outcome):
                 if message.problem == "hang" and not stop:
                     return self._hang()
@@ -308,8 +302,8 @@ class Submission:
                     continue
                 refused = self._answer_request(message, answer)
                 if refused:  # the learner's call raises, so their loop unwinds: no restart needed
-                    stop = refused
-                    deadline = min(deadline, time.monotonic() + REFUSAL_GRACE)
+                    stop, grace = refused, busy.Limit(self.process.pid, REFUSAL_GRACE, BACKSTOP)
+                    deadline = min(deadline, grace.deadline)
             elif op == "done":
                 if message.get("call") != request["call"]:  # a result for no call we made: forged
                     return Outcome(problem="protocol", detail="a result for another call")
@@ -417,8 +411,8 @@ class Submission:
         """Ask the child where it is stuck and to end the call; the learner's lines it names, or ""
         if it can't say. When it ends the call cleanly, `outcome` notes that the child can go on."""
         self._send({"op": "stop"})
-        deadline, where, done = time.monotonic() + WHERE_STUCK_WAIT, None, outcome is None
-        while (where is None or not done) and isinstance(message := self._receive(deadline), dict):
+        limit, where, done = busy.Limit(self.process.pid, WHERE_STUCK_WAIT, BACKSTOP), None, outcome is None
+        while (where is None or not done) and isinstance(message := self._receive_within(limit), dict):
             op = message.get("op")
             if op == "stuck" and where is None:
                 spot = message.get("spot")
@@ -443,6 +437,13 @@ class Submission:
                 sock.sendall(dump(message))
             except OSError:
                 pass  # the child is gone; _receive reports how it ended
+
+    def _receive_within(self, limit: busy.Limit) -> dict | Outcome:
+        """The next message, or Outcome(problem="hang") once the limit is out of the child's own time."""
+        while True:
+            message = self._receive(limit.deadline)
+            if not (isinstance(message, Outcome) and message.problem == "hang" and limit.extended()):
+                return message
 
     def _receive(self, deadline) -> dict | Outcome:
         while not self.pending:
