@@ -548,9 +548,9 @@ def test_an_interpreter_without_the_kits_packages_says_what_to_run(tmp_path):
     """A venv made but not activated, or a system Python: its site has none of the kit's packages."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
     bare = tmp_path / "venv" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    for args in (("day06",), ("list",), ("--help",)):
-        result = subprocess.run([str(bare), "validate.py", *args], cwd=ROOT, capture_output=True, text=True,
-                                timeout=60)
+    for args in (("validate.py", "day06"), ("validate.py", "list"), ("validate.py", "--help"),
+                 ("-m", "mock_llm", "serve"), ("-m", "mock_llm", "--help")):
+        result = subprocess.run([str(bare), *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
         assert "reactlings needs its packages" in result.stderr and "pip install -e ." in result.stderr
