@@ -557,6 +557,17 @@ def test_an_interpreter_without_the_kits_packages_says_what_to_run(tmp_path):
         assert ". .venv/bin/activate" in result.stderr and str(bare) in result.stderr
 
 
+def test_a_venv_and_the_kit_reached_through_links_grade_in_full(tmp_path):
+    """The jail shows real paths only: a venv reached through a link (say, into /tmp) was not
+    there, the child could not start, and the solution scored 0 (exit status 121)."""
+    (tmp_path / "venv").symlink_to(sys.prefix, target_is_directory=True)
+    (tmp_path / "kit").symlink_to(ROOT, target_is_directory=True)
+    python = tmp_path / "venv" / Path(sys.executable).relative_to(sys.prefix)
+    result = subprocess.run([str(python), "validate.py", "day06", "--solution", "--quiet"], cwd=tmp_path / "kit",
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and re.fullmatch(r"day06 score: (\d+)/\1\n", result.stdout), result.stdout
+
+
 def test_help_lists_every_command():
     """Instructors' ones too; and each command's own --help."""
     result = validate("--help")
