@@ -30,7 +30,7 @@ def server(request):
     assert "mock LLM for" in processes.Lines(process.stdout).next()  # it prints once it listens
     yield request.param, f"http://127.0.0.1:{port}/v1"
     process.kill()
-    process.wait()
+    process.wait(timeout=30)
 
 
 def http(url, body=None):
@@ -121,7 +121,7 @@ def day12_server():
     assert "mock LLM for" in processes.Lines(process.stdout).next()
     yield f"http://127.0.0.1:{port}/v1"
     process.kill()
-    process.wait()
+    process.wait(timeout=30)
 
 
 def day12_solution():

@@ -883,7 +883,7 @@ def test_a_warm_child_ends_with_its_signal(server, load):
 def test_children_start_cold_when_the_fork_server_is_gone(load):
     gone = forkserver.ForkServer()
     gone.process.kill()
-    gone.process.wait()
+    gone.process.wait(timeout=30)
     submission = load(LEARNER, forkserver=gone)
     assert call(submission, "later", 5).value == 10
     assert isinstance(submission.process, subprocess.Popen)

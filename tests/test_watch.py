@@ -47,7 +47,7 @@ def test_in_a_pipe_each_save_gives_one_line_and_a_pass_moves_on(tmp_path):
         assert (tmp_path / "day07.py").exists()
     finally:
         watch.kill()
-        watch.wait()
+        watch.wait(timeout=30)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
