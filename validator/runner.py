@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import jail
+from . import busy, jail
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -35,6 +35,11 @@ TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
 TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
 TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
+# The limits on a child's loading, on saying where it is stuck and on unwinding a refused call
+# count its own time, not its wait for a CPU on a busy machine (busy.py): how it ends, and so its
+# report, must not depend on the machine's load. Whatever it waits for, never more than this many
+# times the limit of wall time.
+BACKSTOP = 12
 # Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
 # loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
@@ -112,7 +117,7 @@ class Submission:
     load_sent: bool = False  # the child was told to import the file
     send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     ready: bool = False  # the child has loaded the file and waits for calls
-    spawned: float = 0.0  # when the child started: loading it is timed from then
+    loading: busy.Limit | None = None  # the load's time limit, from when the child was told to load
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
@@ -229,7 +234,7 @@ class Submission:
         if not self.load_sent:
             self.load_sent = True
             self._send({"op": "load", "model_function": self.model_function, "sleep_given": self.sleep_given})
-            self.spawned = time.monotonic()
+            self.loading = busy.Limit(self.process.pid, self.import_timeout, BACKSTOP)
 
     def _start(self) -> Outcome | None:
         """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
@@ -239,9 +244,8 @@ class Submission:
             self.spawn()
         self.load()
         loading = LoadingModel(self.loading_session)
-        deadline = self.spawned + self.import_timeout
         while True:
-            message = self._receive(deadline)
+            message = self._receive_within(self.loading)
             if isinstance(message, Outcome):  # hang or death while importing
                 if message.problem == "hang":
                     message.detail = f"{self.import_timeout:g}"
@@ -275,9 +279,13 @@ class Submission:
     def _serve(self, request, deadline, answer) -> Outcome:
         self._send(request)
         stop: Outcome | None = None  # why the model refused; from then on it refuses every call
+        grace: busy.Limit | None = None  # the refused call's time to unwind
         tool_calls = 0
         while True:
             message = self._receive(deadline)
+            if isinstance(message, Outcome) and message.problem == "hang" and grace and grace.extended():
+                deadline = grace.deadline
+                continue
             if isinstance(message, Outcome):
                 if message.problem == "hang" and not stop:
                     return self._hang()
@@ -295,8 +303,8 @@ class Submission:
                     continue
                 refused = self._answer_request(message, answer)
                 if refused:  # the learner's call raises, so their loop unwinds: no restart needed
-                    stop = refused
-                    deadline = min(deadline, time.monotonic() + REFUSAL_GRACE)
+                    stop, grace = refused, busy.Limit(self.process.pid, REFUSAL_GRACE, BACKSTOP)
+                    deadline = min(deadline, grace.deadline)
             elif op == "done":
                 if message.get("call") != request["call"]:  # a result for no call we made: forged
                     return Outcome(problem="protocol", detail="a result for another call")
@@ -407,8 +415,8 @@ class Submission:
         """Ask the child where it is stuck and to end the call; the learner's lines it names, or ""
         if it can't say. When it ends the call cleanly, `outcome` notes that the child can go on."""
         self._send({"op": "stop"})
-        deadline, where, done = time.monotonic() + WHERE_STUCK_WAIT, None, outcome is None
-        while (where is None or not done) and isinstance(message := self._receive(deadline), dict):
+        limit, where, done = busy.Limit(self.process.pid, WHERE_STUCK_WAIT, BACKSTOP), None, outcome is None
+        while (where is None or not done) and isinstance(message := self._receive_within(limit), dict):
             op = message.get("op")
             if op == "stuck" and where is None:
                 spot = message.get("spot")
@@ -433,6 +441,13 @@ class Submission:
                 sock.sendall(dump(message))
             except OSError:
                 pass  # the child is gone; _receive reports how it ended
+
+    def _receive_within(self, limit: busy.Limit) -> dict | Outcome:
+        """The next message, or Outcome(problem="hang") once the limit is out of the child's own time."""
+        while True:
+            message = self._receive(limit.deadline)
+            if not (isinstance(message, Outcome) and message.problem == "hang" and limit.extended()):
+                return message
 
     def _receive(self, deadline) -> dict | Outcome:
         while not self.pending:
