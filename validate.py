@@ -10,18 +10,8 @@ if sys.version_info < (3, 10):
                      % (sys.version.split()[0], sys.executable))
     sys.exit(2)
 
-# The packages the kit needs (pyproject.toml; watch and day07 on import theirs when used): one
-# missing means this interpreter is not the kit's (a venv not activated), said in one line (here,
-# in English: messages.yaml can't be read without the yaml package).
-PACKAGES = ("yaml", "rich", "pytest", "watchfiles", "openai", "jsonschema")
-
 if __name__ == "__main__":
-    try:
+    from validator.needs import kit_packages  # a missing package: one line that says what to run
+    with kit_packages():
         from validator.cli import main
         sys.exit(main())
-    except ModuleNotFoundError as error:
-        if error.name not in PACKAGES:
-            raise
-        sys.stderr.write("reactlings needs its packages, which %s lacks (no %s): run `. .venv/bin/activate` "
-                         "(Windows: `.venv\\Scripts\\activate`) or `pip install -e .`\n" % (sys.executable, error.name))
-        sys.exit(2)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .protocols import BudgetExceeded, Refusal, Session, protocol, question_of
-from .scenarios import DEFAULT_SEED, LessonWorld, Scenario, ScenarioError, load_world
-from .text_react import TextReactSession
+from validator.needs import kit_packages
+
+with kit_packages():  # `python -m mock_llm` by a Python without them: one line, not a traceback
+    from .protocols import BudgetExceeded, Refusal, Session, protocol, question_of
+    from .scenarios import DEFAULT_SEED, LessonWorld, Scenario, ScenarioError, load_world
+    from .text_react import TextReactSession
 
 __all__ = ["BudgetExceeded", "DEFAULT_SEED", "LessonWorld", "Refusal", "Scenario", "ScenarioError",
            "Session", "TextReactSession", "load_world", "protocol", "question_of", "reply"]

@@ -54,6 +54,7 @@ CONTEXT_WINDOW = 16_384  # tokens a request's messages and tools may take, as co
 UNCLEAR = ("I am not sure what you are referring to: I do not see it earlier in our conversation. "
            "Could you say it again?")  # a follow-up whose earlier turn the request does not hold
 CREATED = 1_767_225_600  # 2026-01-01T00:00:00Z: responses carry fixed timestamps, plus the seed
+CUT = "$cut"  # in a response on its way to the transcript only: what `stop` cut, taken out before it is sent
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
@@ -446,6 +447,7 @@ class HttpExchange:
     headers: dict = field(default_factory=dict)  # the request's headers, when the grader passes them on
     response_headers: dict = field(default_factory=dict)
     network: str | None = None  # "timeout" or "connect": the failure that stood in for an answer
+    cut: str = ""  # what the request's stop sequence cut from the reply's content (the trace page shows it)
 
     def continues(self, earlier: "HttpExchange") -> bool:
         """Whether this request holds the earlier one's messages first (the history was not trimmed)."""
@@ -534,6 +536,7 @@ class ChatSession(Session):
             fault = self._fault(request)
             if fault is None:
                 exchange.response = self.complete(body)
+                exchange.cut = exchange.response.pop(CUT, "")
             elif fault.kind in ("timeout", "unreachable"):
                 exchange.status, exchange.network = 0, "timeout" if fault.kind == "timeout" else "connect"
                 message = ("the server did not answer before the client's timeout" if fault.kind == "timeout"
@@ -670,7 +673,7 @@ class ChatSession(Session):
 
     def _response(self, body: dict, messages: list[dict], content: str,
                   tool_calls: list[dict] | None = None) -> dict:
-        content = cut_at_stop(content, stop_sequences(body))
+        whole, content = content, cut_at_stop(content, stop_sequences(body))
         finish = "tool_calls" if tool_calls else "stop"
         limit = reply_limit(body)
         if limit:
@@ -691,7 +694,7 @@ class ChatSession(Session):
                 "created": CREATED + self.seed % 86_400 + len(messages), "model": body["model"],
                 "choices": [{"index": 0, "message": message, "logprobs": None,
                              "finish_reason": finish}],
-                "usage": usage, "system_fingerprint": "fp_reactlings_mock"}
+                "usage": usage, "system_fingerprint": "fp_reactlings_mock", CUT: whole[len(content):]}
 
 
 def prompt_text(messages: list[dict], body: dict) -> str:

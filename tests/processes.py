@@ -1,11 +1,14 @@
 """Finding the processes a grading started, through /proc (Linux), for the tests that check that
-none of them outlives what started it."""
+none of them outlives what started it; and reading what a process prints with a deadline."""
 from __future__ import annotations
 
 import os
+import queue
 import signal
+import threading
 import time
 from pathlib import Path
+from typing import Callable, IO
 
 
 def _stat(pid: int) -> list[str]:
@@ -49,6 +52,32 @@ def children(parent: int) -> list[int]:
     return found
 
 
+def descendants(ancestor: int) -> list[int]:
+    """Every live process whose chain of parents leads to `ancestor`."""
+    found, parents = [], {ancestor}
+    while True:
+        new = [pid for parent in parents for pid in children(parent) if pid not in found]
+        if not new:
+            return found
+        found += new
+        parents = set(new)
+
+
+def on_host(inner: int, ancestor: int) -> int | None:
+    """The host pid of the process below `ancestor` that sees itself as pid `inner`: a jailed
+    child lives in a pid namespace of its own, whose numbers mean other processes here. The last
+    field of NSpid is the pid in the process's own (innermost) namespace."""
+    for pid in descendants(ancestor):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        nspid = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [str(pid)])
+        if int(nspid[-1]) == inner:
+            return pid
+    return None
+
+
 def name(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
@@ -86,3 +115,28 @@ def gone(match: int | str, within: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+class Lines:
+    """The lines a process prints on `stream`, read by a thread so that every wait for one has a
+    deadline: a process that prints nothing fails the test instead of blocking it."""
+
+    def __init__(self, stream: IO[str]):
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in iter(stream.readline, "")],
+                         daemon=True).start()
+
+    def next(self, seconds: float = 60) -> str:
+        return self.until(lambda line: True, seconds)[0]
+
+    def until(self, wanted: Callable[[str], bool], seconds: float = 60) -> tuple[str, list[str]]:
+        """The first line that is `wanted`, and the lines read before it."""
+        deadline, before = time.monotonic() + seconds, []
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no line wanted within {seconds} s; read: {before}") from None
+            if wanted(line):
+                return line, before
+            before.append(line)

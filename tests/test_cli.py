@@ -548,13 +548,24 @@ def test_an_interpreter_without_the_kits_packages_says_what_to_run(tmp_path):
     """A venv made but not activated, or a system Python: its site has none of the kit's packages."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
     bare = tmp_path / "venv" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    for args in (("day06",), ("list",), ("--help",)):
-        result = subprocess.run([str(bare), "validate.py", *args], cwd=ROOT, capture_output=True, text=True,
-                                timeout=60)
+    for args in (("validate.py", "day06"), ("validate.py", "list"), ("validate.py", "--help"),
+                 ("-m", "mock_llm", "serve"), ("-m", "mock_llm", "--help")):
+        result = subprocess.run([str(bare), *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
         assert "reactlings needs its packages" in result.stderr and "pip install -e ." in result.stderr
         assert ". .venv/bin/activate" in result.stderr and str(bare) in result.stderr
+
+
+def test_a_venv_and_the_kit_reached_through_links_grade_in_full(tmp_path):
+    """The jail shows real paths only: a venv reached through a link (say, into /tmp) was not
+    there, the child could not start, and the solution scored 0 (exit status 121)."""
+    (tmp_path / "venv").symlink_to(sys.prefix, target_is_directory=True)
+    (tmp_path / "kit").symlink_to(ROOT, target_is_directory=True)
+    python = tmp_path / "venv" / Path(sys.executable).relative_to(sys.prefix)
+    result = subprocess.run([str(python), "validate.py", "day06", "--solution", "--quiet"], cwd=tmp_path / "kit",
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and re.fullmatch(r"day06 score: (\d+)/\1\n", result.stdout), result.stdout
 
 
 def test_help_lists_every_command():

@@ -227,7 +227,7 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
     assert len(launchers) == 1
     daemon, launcher = processes.identity(daemon[0]), processes.identity(launchers[0])
     grader.kill()  # no cleanup: SIGKILL
-    grader.wait()
+    grader.wait(timeout=30)
     assert processes.gone(str(file))
     # Killed, a process may wait a moment for a CPU, or to tear down its memory; the launcher then
     # stays a zombie until the machine's init reaps it.

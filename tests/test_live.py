@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import processes
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,10 +27,10 @@ def server(request):
     process = subprocess.Popen([sys.executable, "-m", "mock_llm", "serve", "--port", str(port),
                                 "--lesson", request.param], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
-    assert "mock LLM for" in process.stdout.readline()  # it prints once it listens
+    assert "mock LLM for" in processes.Lines(process.stdout).next()  # it prints once it listens
     yield request.param, f"http://127.0.0.1:{port}/v1"
     process.kill()
-    process.wait()
+    process.wait(timeout=30)
 
 
 def http(url, body=None):
@@ -148,10 +149,10 @@ def day12_server():
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "mock_llm", "serve", "--port", str(port), "--lesson", "day12"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert "mock LLM for" in process.stdout.readline()
+    assert "mock LLM for" in processes.Lines(process.stdout).next()
     yield f"http://127.0.0.1:{port}/v1"
     process.kill()
-    process.wait()
+    process.wait(timeout=30)
 
 
 def day12_solution():

@@ -4,8 +4,10 @@ Each test writes a small "learner" file into tmp_path and calls its functions th
 the way the lesson checks do.
 """
 import os
+import select
 import subprocess
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -290,6 +292,31 @@ def test_a_module_level_loop_is_an_import_hang(load):
     assert call(submission, "f") is outcome  # a file that cannot load is not loaded again
 
 
+def test_a_module_level_sleep_is_an_import_hang(load):
+    outcome = call(load("import time\ntime.sleep(10 ** 6)\n\ndef f():\n    return 1\n", import_timeout=1), "f")
+    assert (outcome.problem, outcome.detail) == ("import_hang", "1")
+    assert "line 2, in <module>" in outcome.error["traceback"]
+
+
+def waiting_for_a_cpu(monkeypatch, share):
+    """As if the child waited for a CPU `share` of the wall time since now (a busy machine)."""
+    start = time.monotonic()
+    monkeypatch.setattr(runner.busy, "waited", lambda pid: (time.monotonic() - start) * share)
+
+
+def test_a_file_loads_on_a_busy_machine_in_its_own_time(load, monkeypatch):
+    """Its wait for a CPU is not the file's: 1.5 s of wall time, 0.15 s of its own, is in time."""
+    waiting_for_a_cpu(monkeypatch, 0.9)
+    submission = load("import time\ntime.sleep(1.5)\n\ndef f():\n    return 1\n", import_timeout=1)
+    assert call(submission, "f").value == 1
+
+
+def test_however_long_it_waits_for_a_cpu_a_load_ends(load, monkeypatch):
+    waiting_for_a_cpu(monkeypatch, 1.0)  # no time of its own passes at all
+    outcome = call(load("import time\ntime.sleep(10 ** 6)\n\ndef f():\n    return 1\n", import_timeout=0.2), "f")
+    assert (outcome.problem, outcome.detail) == ("import_hang", "0.2")  # stopped at the backstop
+
+
 def test_sys_exit_in_a_function_is_an_error_not_an_exit(learner):
     outcome = call(learner, "leave", 3)
     assert outcome.problem is None
@@ -355,8 +382,9 @@ def test_too_much_memory_fails_without_hanging_the_grader(learner):
 
 def test_close_kills_what_the_child_started(learner):
     outcome = call(learner, "spawn")
-    sleeper = outcome.value
-    assert isinstance(sleeper, int) and processes.alive(sleeper)
+    assert isinstance(outcome.value, int)
+    sleeper = processes.on_host(outcome.value, learner.process.pid)  # the pid the child saw is its namespace's
+    assert sleeper is not None and processes.alive(sleeper)
     learner.close()
     assert learner.process is None
     assert processes.gone(sleeper)
@@ -685,20 +713,68 @@ def test_the_hang_spot_of_gathered_tasks_is_the_stuck_tasks_line(load):
     assert submission.hang_spots == {PAUSE_LINE}  # not the line that awaits the gather
 
 
+# Appended to a learner file: `asking_once_watched(tools, *args)` calls its `asking(*args)` and, from
+# a thread, calls the grader's tool once the watchdog (of the sandbox, run as __main__) has looked
+# three times SPOT_SAMPLES since; each look follows one sleep of its thread's (named after `watch`).
+WATCHED = """
+
+import __main__
+import threading
+import time
+
+_sleep, _looked = time.sleep, threading.Semaphore(0)
+
+
+def _counting_sleep(seconds):
+    if threading.current_thread().name.endswith("(watch)"):
+        _looked.release()
+    _sleep(seconds)
+
+
+time.sleep = _counting_sleep
+
+
+def asking_once_watched(tools, *args):
+    def tell():
+        for _ in range(3 * __main__.SPOT_SAMPLES):
+            _looked.acquire()
+        tools[0]("watched")
+
+    threading.Thread(target=tell, daemon=True).start()
+    return asking(*args)
+"""
+
+
+def until_watched(submission):
+    """The tools for WATCHED's call, and a wait for the model (or http) to call before it answers:
+    it returns once the watchdog has looked at the waiting call several times SPOT_SAMPLES, however
+    long that takes: when the tool has run, or the child says anything more (the tool call, or the
+    watchdog's hang_again if it counted the wait)."""
+    watched = threading.Event()
+
+    def tools(name, text):
+        watched.set()
+        return text
+
+    def wait():
+        deadline = time.monotonic() + 60
+        while not (watched.is_set() or submission.pending or select.select([submission.sock], [], [], 0.05)[0]):
+            assert time.monotonic() < deadline, "the watchdog never looked at the waiting call"
+
+    return tools, wait
+
+
 @pytest.mark.parametrize("how", ["llm_call", "client"])
 def test_awaiting_a_slow_model_at_a_hang_spot_is_not_a_hang(load, how):
     """The line where an earlier call hung also awaits the model: while the grader answers, the
     call is not stuck, however long the model takes (a live one takes seconds)."""
-    submission = load(AWAITS)
+    submission = load(AWAITS + WATCHED)
     assert call(submission, "first", timeout=1).problem == "hang"
     assert submission.hang_spots == {PAUSE_LINE}
-
-    def slow(reply):
-        time.sleep(0.5)  # several times the watchdog's SPOT_SAMPLES x SAMPLE_EVERY
-        return reply
-
-    outcome = call(submission, "asking", how, timeout=20, model=lambda prompt: slow("yes"),
-                   http=lambda method, url, body, headers=None: slow((200, chat_reply("yes"))))
+    tools, wait = until_watched(submission)
+    outcome = call(submission, "asking_once_watched", [{"$tool": "Tell"}], how, timeout=120, tools=tools,
+                   model=lambda prompt: wait() or "yes",
+                   http=lambda method, url, body, headers=None: wait() or (200, chat_reply("yes")))
     assert outcome.problem is None and outcome.error is None and outcome.again is False
     assert outcome.value == "yes"
 
@@ -723,16 +799,14 @@ def asking():
 
 
 def test_a_sync_call_waiting_for_a_slow_model_at_a_hang_spot_is_not_a_hang(load):
-    submission = load(SYNC_PAUSE)
+    submission = load(SYNC_PAUSE + WATCHED)
     assert call(submission, "stuck", timeout=1).problem == "hang"
     assert submission.hang_spots == {next(n for n, text in enumerate(SYNC_PAUSE.splitlines(), 1)
                                           if "# PAUSE" in text)}
 
-    def slow(prompt):
-        time.sleep(0.5)  # several times the watchdog's SPOT_SAMPLES x SAMPLE_EVERY
-        return "yes"
-
-    outcome = call(submission, "asking", timeout=20, model=slow)
+    tools, wait = until_watched(submission)
+    outcome = call(submission, "asking_once_watched", [{"$tool": "Tell"}], timeout=120, tools=tools,
+                   model=lambda prompt: wait() or "yes")
     assert (outcome.problem, outcome.value, outcome.again) == (None, "asked", False)
 
 
@@ -752,24 +826,18 @@ def test_a_context_python_hides_is_not_shown(load):
 
 
 def test_tools_called_at_once_run_at_once_in_the_grader(load):
-    """Eight calls from a thread pool to a slow tool: several run at the same time in the grader."""
-    import threading
+    """Eight calls from a thread pool to a tool that returns only once all eight run at the same time
+    in the grader (one after another, the first would wait in vain and fail)."""
     submission = load(CONCURRENT)
-    lock, running, most = threading.Lock(), [0], [0]
+    all_running = threading.Barrier(8)
 
     def tools(name, text):
-        with lock:
-            running[0] += 1
-            most[0] = max(most[0], running[0])
-        time.sleep(0.2)
-        with lock:
-            running[0] -= 1
+        all_running.wait(timeout=30)
         return text
 
     outcome = call(submission, "in_threads", [{"$tool": "Slow"}], [str(n) for n in range(8)], tools=tools,
-                   timeout=20)
+                   timeout=60)
     assert outcome.value == [str(n) for n in range(8)]
-    assert most[0] >= 4  # not one after another
 
 
 
@@ -868,7 +936,7 @@ def test_a_warm_child_ends_with_its_signal(server, load):
 def test_children_start_cold_when_the_fork_server_is_gone(load):
     gone = forkserver.ForkServer()
     gone.process.kill()
-    gone.process.wait()
+    gone.process.wait(timeout=30)
     submission = load(LEARNER, forkserver=gone)
     assert call(submission, "later", 5).value == 10
     assert isinstance(submission.process, subprocess.Popen)
@@ -909,7 +977,6 @@ def ask_and_leave(count):
 
 def blocked_tools():
     """Tools that wait for `release`; `started` lists the calls that began."""
-    import threading
     started, release = [], threading.Event()
 
     def tools(name, text):
@@ -922,15 +989,24 @@ def blocked_tools():
 def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
     """Queued in the grader when the child ended, they ran on into what was graded next (the next
     student's tool calls waited behind them and timed out)."""
-    import threading
     tools, started, release = blocked_tools()
     submission = load(LEAVES_TOOLS)
     assert call(submission, "ask_and_leave", 30, tools=tools).value == "left"
-    threading.Timer(0.5, release.set).start()  # the running ones end while close() waits for them
+    deadline = time.monotonic() + 30  # as many start as the grader has tool threads; the rest queue
+    while len(started) < runner.TOOL_THREADS:
+        assert time.monotonic() < deadline, started
+        time.sleep(0.01)
+    runners = submission.tool_runners
+    shutdown = runners.shutdown
+
+    def shutdown_then_release(**how):  # the running ones end while close() waits for them
+        shutdown(**how)
+        release.set()
+
+    runners.shutdown = shutdown_then_release
     submission.close()
-    time.sleep(1)  # what the queued ones would have used to start
-    assert len(started) < 30  # only those that had started: as many as the child's tool threads
-    assert len(started) == runner.TOOL_THREADS
+    shutdown(wait=True)  # every call that could still start has started and ended
+    assert len(started) == runner.TOOL_THREADS  # only those that had started
 
 
 def test_tool_calls_waiting_at_once_are_bounded(load):

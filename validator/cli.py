@@ -66,6 +66,7 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", nargs="?", const="", default=None, metavar="WHICH",
                    help="show every prompt, model reply and tool call; WHICH keeps only the checks whose title "
                         "or TODO (TODO 4.1), or the scenarios whose name or question, contains it (any case)")
+    add_page_arguments(p)
     p.add_argument("--quiet", action="store_true", help="print only the score line")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
     p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
@@ -77,6 +78,17 @@ def grade_parser() -> argparse.ArgumentParser:
                         "OPENAI_API_KEY); shows the transcript, grades nothing. Also: REACTLINGS_LIVE=1")
     p.add_argument("--model", help="model name for --live (default: $REACTLINGS_MODEL or gpt-4o-mini)")
     return p
+
+
+def add_page_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--html", nargs="?", const="", default=None, metavar="PATH", type=str,
+                        help="also write the graded run as a page to open in a browser: each failed check's "
+                             "rounds, prompt by prompt (default PATH: workspace/traces/LESSON.html)")
+    parser.add_argument("--open", action="store_true", help="open the --html page in your browser")
+    if parser.prog == "validate.py":  # one grading, not watch
+        parser.add_argument("--otel", type=Path, metavar="PATH",
+                            help="also write the graded run as OpenTelemetry traces (OTLP protobuf, GenAI semantic "
+                                 "conventions) for Jaeger, Phoenix, Langfuse or a collector")
 
 
 def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
@@ -115,6 +127,7 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("lesson", help="a lesson such as day06")
     if command == "watch":
         p.add_argument("lesson", nargs="?", help="default: the first lesson not passed yet")
+        add_page_arguments(p)
     if command == "reset":
         p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     outs = {"release": ("DIR", "a new folder, outside the kit"),
@@ -167,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         args = grade_parser().parse_args(argv)
         args.command = "lesson"
     lang = args.lang or default_lang()
+    if getattr(args, "open", False) and args.html is None:  # --open alone: the page at its default place
+        args.html = ""
     try:
         if args.command == "lesson":  # its console is made once the learner's child has started
             return grade_command(args, argv, lang)
@@ -210,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             names = lesson_names() if args.lessons == ["all"] else args.lessons
             return audit_command(names, args.seed, args.jobs, args.limit, console)
         from .watch import watch  # only here: it needs watchfiles and a terminal
-        return watch(args.lesson, console, lang)
+        return watch(args.lesson, console, lang, page=args.html, open_page=args.open)
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for it (`grade` says what it saved)
         stderr().print(say("stopped", lang), markup=False)
         return 130
@@ -266,11 +281,17 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     if args.live:
         from .live import run_live  # only here: a one-shot grading does without its imports
         return run_live(lesson, path, args.model, lang, terminal(args.command))
+    page = page_path(args.html, lesson, path)  # a bad PATH is said before the grading, not after
+    page_path(str(args.otel) if args.otel else None, lesson, path, "--otel")  # nor is a trace file ever the code
     started = start_submission(lesson, path, seed)
     from .grading import grade
     from .report import print_report, write_results
     console = terminal(args.command)
     result = grade(lesson, path, seed, started)
+    if page is not None:
+        write_trace_page(result, lang, page, args.open)
+    if args.otel is not None:
+        write_otel_file(result, lang, args.otel)
     if mine:
         workspace.record_score(lesson.name, result.score, result.max_score)
     if args.format != "text" and args.output is None:
@@ -283,6 +304,48 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         if args.format != "text":
             write_results(result, args.format, args.output, lang, args.show_seed)
     return 0 if result.score == result.max_score else 1
+
+
+def page_path(given: str | None, lesson, graded: Path, option: str = "--html") -> Path | None:
+    """Where --html writes the page: PATH, else workspace/traces/LESSON.html; None without --html.
+    Never a Python file, so never the learner's code."""
+    if given is None:
+        return None
+    path = Path(given) if given else workspace.trace_page(lesson)
+    if path.suffix.lower() in (*importlib.machinery.SOURCE_SUFFIXES, ".pyc") or (
+            path.exists() and path.resolve() == Path(graded).resolve()):
+        raise LessonError("page_not_python", option=option, path=given)
+    return path
+
+
+def write_trace_page(result, lang: str, path: Path, open_it: bool) -> None:
+    """--html: the page; opened in the browser with open_it."""
+    from .trace_page import write_page
+    if written_aside(lambda: write_page(result, lang, path), path, lang, "page_written") and open_it:
+        import webbrowser
+        webbrowser.open(path.resolve().as_uri())
+
+
+def write_otel_file(result, lang: str, path: Path) -> None:
+    """--otel: the run as OTLP traces."""
+    try:
+        from .otel import write_otel
+    except ImportError as error:  # a kit installed before --otel came
+        stderr().print(say("otel_missing", lang, name=error.name), markup=False)
+        return
+    written_aside(lambda: write_otel(result, lang, path), path, lang, "otel_written")
+
+
+def written_aside(write, path: Path, lang: str, done: str) -> bool:
+    """write(), then the message `done` on stderr with where it went; whether it was written. A file
+    that can't be written is said there too, and the grade stands."""
+    try:
+        write()
+    except OSError as error:
+        stderr().print(say("page_not_written", lang, problem=error.strerror or str(error), path=path), markup=False)
+        return False
+    stderr().print(say(done, lang, path=_shown_path(path)), markup=False)
+    return True
 
 
 def my_copy(lesson, lang: str) -> Path:

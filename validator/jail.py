@@ -91,11 +91,19 @@ def spec(argv: list[str], *, files: list, fds: list[int], memory: int) -> dict:
         else:
             copies = copies or tempfile.mkdtemp(prefix="reactlings-copies-")
             bound[path] = _readable_copy(path, copies)
-    return {"grader": os.getpid(), "argv": [real.get(arg, arg) for arg in argv], "env": environment(),
+    seen = {**real, sys.executable: _interpreter()}
+    return {"grader": os.getpid(), "argv": [seen.get(arg, arg) for arg in argv], "env": environment(),
             "fds": fds, "plan": _plan(bound), "copies": copies,
             "hidden": os.path.join(KIT, "validator", "jail.py"),  # the probe checks it is not seen
             "limits": {"memory": memory, "processes": PROCESSES, "files": OPEN_FILES,
                        "file_bytes": FILE_BYTES, "cpu": CPU_SECONDS, "scratch": SCRATCH_BYTES}}
+
+
+def _interpreter() -> str:
+    """This Python as the jail shows it, where only real paths are: its folder by its real path (a
+    venv reached through a link, say into /tmp), its own name kept. Not the file the name links
+    to: a venv's python is a link, and its name is what finds the venv (pyvenv.cfg beside bin/)."""
+    return os.path.join(os.path.realpath(os.path.dirname(sys.executable)), os.path.basename(sys.executable))
 
 
 def _readable_by_all(path: str) -> bool:

@@ -273,7 +273,7 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
     world = load_world(lesson.folder)
     checks = _load_checks(lesson)
     console.print(Text(f"{lesson.name} · {lesson.title[lang]} — live: {model_name} at {base_url}", style="bold"))
-    submission, failures = open_submission(lesson, world, path), 0
+    submission, failures = open_submission(lesson, world, path, live=True), 0
     try:
         for name in lesson.live:
             live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable
 
 from mock_llm import LessonWorld, Scenario, load_world
 
-from . import jail
+from . import busy, jail
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
@@ -40,6 +40,11 @@ TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
 TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
 TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
+# The limits on a child's loading, on saying where it is stuck and on unwinding a refused call
+# count its own time, not its wait for a CPU on a busy machine (busy.py): how it ends, and so its
+# report, must not depend on the machine's load. Whatever it waits for, never more than this many
+# times the limit of wall time.
+BACKSTOP = 12
 # Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
 # loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
@@ -117,7 +122,7 @@ class Submission:
     load_sent: bool = False  # the child was told to import the file
     send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     ready: bool = False  # the child has loaded the file and waits for calls
-    spawned: float = 0.0  # when the child started: loading it is timed from then
+    loading: busy.Limit | None = None  # the load's time limit, from when the child was told to load
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
@@ -234,7 +239,7 @@ class Submission:
         if not self.load_sent:
             self.load_sent = True
             self._send({"op": "load", "model_function": self.model_function, "sleep_given": self.sleep_given})
-            self.spawned = time.monotonic()
+            self.loading = busy.Limit(self.process.pid, self.import_timeout, BACKSTOP)
 
     def _start(self) -> Outcome | None:
         """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
@@ -244,9 +249,8 @@ class Submission:
             self.spawn()
         self.load()
         loading = LoadingModel(self.loading_session)
-        deadline = self.spawned + self.import_timeout
         while True:
-            message = self._receive(deadline)
+            message = self._receive_within(self.loading)
             if isinstance(message, Outcome):  # hang or death while importing
                 if message.problem == "hang":
                     message.detail = f"{self.import_timeout:g}"
@@ -280,9 +284,13 @@ class Submission:
     def _serve(self, request, deadline, answer) -> Outcome:
         self._send(request)
         stop: Outcome | None = None  # why the model refused; from then on it refuses every call
+        grace: busy.Limit | None = None  # the refused call's time to unwind
         tool_calls = 0
         while True:
             message = self._receive(deadline)
+            if isinstance(message, Outcome) and message.problem == "hang" and grace and grace.extended():
+                deadline = grace.deadline
+                continue
             if isinstance(message, Outcome):
                 if message.problem == "hang" and not stop:
                     return self._hang()
@@ -300,8 +308,8 @@ class Submission:
                     continue
                 refused = self._answer_request(message, answer)
                 if refused:  # the learner's call raises, so their loop unwinds: no restart needed
-                    stop = refused
-                    deadline = min(deadline, time.monotonic() + REFUSAL_GRACE)
+                    stop, grace = refused, busy.Limit(self.process.pid, REFUSAL_GRACE, BACKSTOP)
+                    deadline = min(deadline, grace.deadline)
             elif op == "done":
                 if message.get("call") != request["call"]:  # a result for no call we made: forged
                     return Outcome(problem="protocol", detail="a result for another call")
@@ -412,8 +420,8 @@ class Submission:
         """Ask the child where it is stuck and to end the call; the learner's lines it names, or ""
         if it can't say. When it ends the call cleanly, `outcome` notes that the child can go on."""
         self._send({"op": "stop"})
-        deadline, where, done = time.monotonic() + WHERE_STUCK_WAIT, None, outcome is None
-        while (where is None or not done) and isinstance(message := self._receive(deadline), dict):
+        limit, where, done = busy.Limit(self.process.pid, WHERE_STUCK_WAIT, BACKSTOP), None, outcome is None
+        while (where is None or not done) and isinstance(message := self._receive_within(limit), dict):
             op = message.get("op")
             if op == "stuck" and where is None:
                 spot = message.get("spot")
@@ -438,6 +446,13 @@ class Submission:
                 sock.sendall(dump(message))
             except OSError:
                 pass  # the child is gone; _receive reports how it ended
+
+    def _receive_within(self, limit: busy.Limit) -> dict | Outcome:
+        """The next message, or Outcome(problem="hang") once the limit is out of the child's own time."""
+        while True:
+            message = self._receive(limit.deadline)
+            if not (isinstance(message, Outcome) and message.problem == "hang" and limit.extended()):
+                return message
 
     def _receive(self, deadline) -> dict | Outcome:
         while not self.pending:
@@ -502,14 +517,16 @@ class Submission:
             self.tool_runners = None
 
 
-def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None) -> Submission:
+def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None,
+                    live: bool = False) -> Submission:
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
-    protocol, so the file still loads and is graded."""
+    protocol, so the file still loads and is graded. `live`: a real model answers, and the
+    learner's code waits for real (time.sleep is theirs, as it is outside the grader)."""
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
     return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
-                      sleep_given=lesson.sleep_given,
+                      sleep_given=lesson.sleep_given and not live,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 

@@ -15,6 +15,7 @@ import queue
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import watchfiles
@@ -69,8 +70,10 @@ class Keys:
 class WatchLoop:
     """A pytest plugin that runs the collected checks again after every save of the file."""
 
-    def __init__(self, lesson, path, collector: Collector, screen: "Screen", keys: Keys, wake: threading.Event):
+    def __init__(self, lesson, path, collector: Collector, screen: "Screen", keys: Keys, wake: threading.Event,
+                 page: Path | None = None, open_page: bool = False):
         self.lesson, self.path, self.collector = lesson, path, collector
+        self.page, self.open_page = page, open_page  # --html: the trace page rewritten after each grading
         self.screen, self.keys, self.wake = screen, keys, wake
         self.passed = False
         self.graded = None  # the file's signature when it was last graded
@@ -89,6 +92,10 @@ class WatchLoop:
             grade = self.grade_once(session.items)
             workspace.record_score(self.lesson.name, grade.score, grade.max_score)
             self.screen.draw(grade)
+            if self.page:
+                from .cli import write_trace_page
+                write_trace_page(grade, self.screen.lang, self.page, self.open_page)
+                self.open_page = False  # opened once: the learner reloads the tab after a save
             if grade.score == grade.max_score:
                 self.passed = True
                 self.reserve.close()
@@ -177,8 +184,10 @@ class Screen:
         self.draw(grade)
 
 
-def watch(name: str | None, console: Console, lang: str) -> int:
-    from .cli import first_unfinished, my_copy
+def watch(name: str | None, console: Console, lang: str, page: str | None = None, open_page: bool = False) -> int:
+    """Grade on every save; with `page` (--html's PATH, "" for the default), rewrite the trace page
+    after each grading, opened in the browser once with open_page."""
+    from .cli import first_unfinished, my_copy, page_path
     # The learner's own code on their own machine: no jail to build at each save (and a child kept
     # in reserve must see the file as it is at the save, which a jail's view, made earlier, would not).
     os.environ[jail.OFF_VARIABLE] = "off"
@@ -190,7 +199,8 @@ def watch(name: str | None, console: Console, lang: str) -> int:
             lesson = load_lesson(name)
             path = my_copy(lesson, lang)
             collector = Collector(lesson, None, load_world(lesson.folder))
-            loop = WatchLoop(lesson, path.resolve(), collector, screen, keys, wake)
+            loop = WatchLoop(lesson, path.resolve(), collector, screen, keys, wake, page_path(page, lesson, path),
+                             open_page)
             run_checks(lesson, collector, loop)
             if not loop.passed:
                 return 0

@@ -5,6 +5,7 @@ course update) ever touches a learner's edits.
     workspace/day06.py          the file you edit; made from lessons/day06/day06.py on first use
     workspace/backups/…         what `reset` replaced
     workspace/progress.json     best score per lesson, hint levels seen
+    workspace/traces/day06.html the last graded run as a page (`validate.py day06 --html`)
 
 In the kit's own repository git ignores `workspace/`; in the learners' copy of the course (`release`)
 only the bookkeeping (BOOKKEEPING) is ignored, so a learner's push hands their exercise files in.
@@ -20,12 +21,17 @@ from pathlib import Path
 
 from .lessons import ROOT, Lesson, LessonError
 
-FOLDER, STATE, BACKUPS = "workspace", "progress.json", "backups"
-BOOKKEEPING = (STATE, f"{BACKUPS}/")  # the kit's files in the workspace, as opposed to the learner's work
+FOLDER, STATE, BACKUPS, TRACES = "workspace", "progress.json", "backups", "traces"
+BOOKKEEPING = (STATE, f"{BACKUPS}/", f"{TRACES}/")  # the kit's files in the workspace, as opposed to the learner's work
 
 
 def folder() -> Path:
     return Path(os.environ.get("REACTLINGS_WORKSPACE") or ROOT / FOLDER)
+
+
+def trace_page(lesson: Lesson) -> Path:
+    """Where `--html` writes the lesson's trace page unless told."""
+    return folder() / TRACES / f"{lesson.name}.html"
 
 
 def working_copy(lesson: Lesson) -> tuple[Path, bool]:
@@ -103,12 +109,12 @@ def next_hint_level(lesson: str, todo: str, levels: int) -> int:
     return level
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write the whole text beside `path`, then rename it into place: a reader (or a run stopped
-    half-way) never sees half a file."""
+def write_atomically(path: Path, text: str | bytes) -> None:
+    """Write the whole text (UTF-8) or bytes beside `path`, then rename it into place: a reader (or
+    a run stopped half-way) never sees half a file."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
+        partial.write_bytes(text) if isinstance(text, bytes) else partial.write_text(text, encoding="utf-8")
         os.replace(partial, path)
     except OSError as error:  # named by the file asked for, not the temporary one
         raise OSError(error.errno, error.strerror, str(path)) from None

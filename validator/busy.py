@@ -1,0 +1,64 @@
+"""How long a child waited for a CPU: the time a busy machine adds to the child's wall time.
+
+Linux counts, for each thread, the time it was ready to run but waited for a CPU (the second field
+of /proc/PID/schedstat). Taken from the wall time, what is left is the time the child itself spent:
+running, or sleeping, blocked, waiting for input. So a file that loads in 2 s on an idle machine
+takes 2 s of it under any load, and one that sleeps or spins forever still reaches its limit.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+
+def waited(pid: int) -> float:
+    """Seconds that the processes from `pid` down waited for a CPU, the most of any one's main
+    thread (the sandbox's: the launchers around it sleep). 0.0 where the counts can't be read."""
+    most = 0
+    for process in [pid, *_descendants(pid)]:
+        try:
+            with open(f"/proc/{process}/schedstat", encoding="ascii") as counts:
+                most = max(most, int(counts.read().split()[1]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return most / 1e9
+
+
+class Limit:
+    """`seconds` of a child's own time from now: its wall-clock `deadline` moves on by what it
+    waits for a CPU meanwhile (read only when the deadline has passed, see `extended`), never past
+    `backstop` times `seconds` of wall time."""
+
+    def __init__(self, pid: int, seconds: float, backstop: float):
+        self.pid, self.seconds, self.backstop = pid, seconds, backstop
+        self.start, self.waited_at_start = time.monotonic(), waited(pid)
+        self.deadline = self.start + seconds
+
+    def extended(self) -> bool:
+        """The deadline has passed: move it on by the child's wait for a CPU since the start. False
+        if that leaves it no more time (a moment more is not worth another look)."""
+        later = min(self.start + self.seconds + waited(self.pid) - self.waited_at_start,
+                    self.start + self.seconds * self.backstop)
+        if later <= time.monotonic() + 0.1:
+            return False
+        self.deadline = later
+        return True
+
+
+def _descendants(pid: int) -> list[int]:
+    parents = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in filter(str.isdigit, entries):
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, level = [], [pid]
+    while level:
+        level = [child for child, parent in parents.items() if parent in level]
+        found += level
+    return found
