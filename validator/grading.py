@@ -138,11 +138,12 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
     protocol, so the file still loads and is graded. `live`: a real model answers, and the
-    learner's code waits for real (time.sleep is theirs, as it is outside the grader)."""
+    learner's code waits for real (time.sleep is theirs, as it is outside the grader); a question
+    that ran out of time says nothing of the next (a slow model is no hang)."""
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
     return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
-                      sleep_given=lesson.sleep_given and not live,
+                      sleep_given=lesson.sleep_given and not live, remembers_hangs=not live,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 

@@ -111,6 +111,7 @@ class Submission:
     sock: socket.socket | None = None
     import_failure: Outcome | None = None  # set once: a file that can't import never will
     loaded_with_model_calls: bool = False  # the file called the model while it loaded
+    remembers_hangs: bool = True  # a function or line stuck once is stopped at once next time (--live: a slow model is no hang)
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
     calls_made: int = 0  # each call's number: its result must name it
@@ -158,7 +159,8 @@ class Submission:
         outcome.seconds = time.monotonic() - started
         if outcome.problem == "hang":
             outcome.detail = f"{timeout:g}"
-            self.hung.add(func)
+            if self.remembers_hangs:
+                self.hung.add(func)
         if not outcome.child_ok:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
@@ -420,7 +422,7 @@ class Submission:
             op = message.get("op")
             if op == "stuck" and where is None:
                 spot = message.get("spot")
-                if isinstance(spot, list) and spot and isinstance(spot[0], int):
+                if isinstance(spot, list) and spot and isinstance(spot[0], int) and self.remembers_hangs:
                     self.hang_spots.add(spot[0])
                 where = str(message.get("where", ""))
             elif op == "done" and not done:  # ended by the stop; usable if nothing runs on
