@@ -286,8 +286,9 @@ def test_live_says_when_a_run_spends_its_tokens(endpoint, tmp_path, monkeypatch)
 @pytest.fixture
 def scripted():
     """A stand-in endpoint that answers its requests by a script, one step each (status, body,
-    headers, seconds to wait first), then with a final answer. Each request's headers and body are
-    kept. No network beyond loopback."""
+    headers, seconds to wait first), then with a final answer. A step may be a rule instead: a
+    function of the request that gives a step, or None for the final answer; it stays. Each
+    request's body is kept. No network beyond loopback."""
     import threading
     import time
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -297,10 +298,11 @@ def scripted():
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            status, body, headers, wait = script.pop(0) if script else (200, {
+            step = script[0](seen[-1]) if script and callable(script[0]) else None  # a rule, kept
+            status, body, headers, wait = step or (script.pop(0) if script and not callable(script[0]) else (200, {
                 "id": "chatcmpl-1", "object": "chat.completion", "model": "real-model",
                 "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                    "role": "assistant", "content": "Final Answer: done"}}]}, {}, 0)
+                    "role": "assistant", "content": "Final Answer: done"}}]}, {}, 0))
             if done.wait(wait):
                 return
             data = (body if isinstance(body, str) else json.dumps(body)).encode()
@@ -464,3 +466,19 @@ def test_live_tells_a_real_model_the_decision_format_and_the_tools(scripted):
     assert system["role"] == "system" and '{"type": "final", "content": ANSWER}' in system["content"]
     assert "- multiply: Multiplies two numbers: a * b." in system["content"]
     assert [m["role"] for m in seen[0]["messages"][1:]] == ["user"]
+
+
+def test_a_question_that_runs_out_of_time_says_nothing_of_the_next(scripted):
+    """A real model too slow for one question is no hang in the learner's code: the next
+    questions get their whole time (in graded runs a function stuck once is stopped at once)."""
+    base_url, script, seen = scripted
+    musing = {"id": "chatcmpl-2", "object": "chat.completion", "model": "real-model", "choices": [{
+        "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Thought: again\nAction: Calculator\nAction Input: 1 + 1"}}]}
+    done = dict(musing, choices=[dict(musing["choices"][0], message={"role": "assistant", "content": "Final Answer: done"})])
+    script.append(lambda body: (200, musing, {}, 2) if "3 + 5" in json.dumps(body["messages"]) else (200, done, {}, 1))
+    env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="any", REACTLINGS_LIVE_SECONDS="3")
+    result = subprocess.run([sys.executable, "validate.py", "day06", "--live", "--solution"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    said = " ".join(result.stdout.split())
+    assert "react_agent had no result after 3 s" in said and "infinite loop" not in said, result.stdout
+    assert said.count("→ done") == 2  # the other two questions were answered

@@ -40,7 +40,7 @@ from .runner import open_submission
 from .wire import loads
 
 DEFAULT_MODEL = "gpt-4o-mini"
-RUN_LIMIT = 180.0  # seconds per agent run: real models are slow
+RUN_LIMIT = 600.0  # seconds per agent run (REACTLINGS_LIVE_SECONDS): a model on a laptop's CPU is slow
 # The Chat Completions fields the lessons' agents send (day07-day12: tools, tool_choice; day12:
 # stop, temperature), and a few more a learner may try; every other field is dropped.
 FORWARDED = ("model", "messages", "tools", "tool_choice", "parallel_tool_calls", "temperature", "top_p",
@@ -219,6 +219,15 @@ def decision_instructions(world, scenario: str) -> str:
             f"you know the answer. The tools:\n{tools}")
 
 
+def run_limit() -> float:
+    """Seconds one question's run may take: REACTLINGS_LIVE_SECONDS, else RUN_LIMIT."""
+    try:
+        seconds = float(os.environ.get("REACTLINGS_LIVE_SECONDS", RUN_LIMIT))
+    except ValueError:
+        return RUN_LIMIT
+    return seconds if seconds > 0 else RUN_LIMIT
+
+
 def client_timeout(headers: dict) -> float:
     """The read timeout the learner's openai client was built with (the SDK says it in the
     x-stainless-read-timeout header), within (0, RUN_LIMIT]; REQUEST_TIMEOUT when it says none."""
@@ -280,7 +289,7 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
                                    protocol=world.protocol)
             if issubclass(world.protocol, DecisionSession):
                 live_model.instructions = decision_instructions(world, name)
-            learner = Learner(submission, lesson, world, live_model=live_model, limit=RUN_LIMIT)
+            learner = Learner(submission, lesson, world, live_model=live_model, limit=run_limit())
             console.print()
             failure_key = None
             try:
@@ -288,7 +297,8 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
                 answer = Text(run.answer if isinstance(run.answer, str) else repr(run.answer), style="green")
             except Fail as error:
                 failure_key, failures = error.key, failures + 1
-                answer = Text(say(error.key, lang, lesson, **error.params), style="red")
+                key = "live_slow" if error.key == "hang" else error.key  # a slow model, as likely as a loop
+                answer = Text(say(key, lang, lesson, **error.params), style="red")
             print_runs(console, learner.runs, lang)
             console.print(Text("  → ", style="bold") + answer)
             if live_model.unreachable and failure_key != "unreachable":  # their client said it its own way

@@ -116,6 +116,7 @@ class Submission:
     sock: socket.socket | None = None
     import_failure: Outcome | None = None  # set once: a file that can't import never will
     loaded_with_model_calls: bool = False  # the file called the model while it loaded
+    remembers_hangs: bool = True  # a function or line stuck once is stopped at once next time (--live: a slow model is no hang)
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
     calls_made: int = 0  # each call's number: its result must name it
@@ -163,7 +164,8 @@ class Submission:
         outcome.seconds = time.monotonic() - started
         if outcome.problem == "hang":
             outcome.detail = f"{timeout:g}"
-            self.hung.add(func)
+            if self.remembers_hangs:
+                self.hung.add(func)
         if not outcome.child_ok:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
@@ -425,7 +427,7 @@ class Submission:
             op = message.get("op")
             if op == "stuck" and where is None:
                 spot = message.get("spot")
-                if isinstance(spot, list) and spot and isinstance(spot[0], int):
+                if isinstance(spot, list) and spot and isinstance(spot[0], int) and self.remembers_hangs:
                     self.hang_spots.add(spot[0])
                 where = str(message.get("where", ""))
             elif op == "done" and not done:  # ended by the stop; usable if nothing runs on
@@ -522,11 +524,12 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
     protocol, so the file still loads and is graded. `live`: a real model answers, and the
-    learner's code waits for real (time.sleep is theirs, as it is outside the grader)."""
+    learner's code waits for real (time.sleep is theirs, as it is outside the grader); a question
+    that ran out of time says nothing of the next (a slow model is no hang)."""
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
     return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
-                      sleep_given=lesson.sleep_given and not live,
+                      sleep_given=lesson.sleep_given and not live, remembers_hangs=not live,
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 
