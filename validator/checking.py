@@ -39,7 +39,7 @@ __all__ = [
     "sees_question", "written_after_request",
     # checks more than one lesson makes
     "expect_format_explained", "glued_on",
-    "expect_unknown_tool_said", "expect_own_fallback",
+    "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back",
 ]
 
 
@@ -330,3 +330,20 @@ def expect_own_fallback(run: AgentRun, limit: int) -> None:
     given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
     expect(answer and answer not in given, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else
            shown(run.answer))
+
+
+def expect_turns_sent_back(run: AgentRun) -> None:
+    """Each assistant turn that asked for tools goes back, in the request after it, as the model
+    wrote it: its content too (a null one as "" or left out: the forms servers take). A loop that
+    blanks or rewrites the model's words leaves it a history it never wrote (the validator's
+    "turn_altered")."""
+    for number, (exchange, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        reply = exchange.response["choices"][0]["message"] if exchange.status == 200 else {}
+        ids = {call["id"] for call in reply.get("tool_calls") or []}
+        messages = after.request.get("messages")
+        for message in messages if ids and isinstance(messages, list) else []:
+            calls = message.get("tool_calls") if isinstance(message, dict) else None
+            if message.get("role") == "assistant" and isinstance(calls, list) and ids == {
+                    call.get("id") for call in calls if isinstance(call, dict)}:
+                expect((message.get("content") or "") == (reply.get("content") or ""), "turn_altered",
+                       request=number, expected=repr(reply.get("content") or ""), got=repr(message.get("content")))

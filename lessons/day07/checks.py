@@ -8,7 +8,7 @@ import ast
 import json
 
 from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_own_fallback,
-                                expect_unknown_tool_said, parse_json, registry_arg, shown)
+                                expect_turns_sent_back, expect_unknown_tool_said, parse_json, registry_arg, shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -406,6 +406,15 @@ def test_assistant_message_appended(learner, world):
     ok = (carrier is not None and issued <= {call_id for _, call_id in results}
           and all(i > carrier and call_id in issued for i, call_id in results))
     expect(ok, "assistant_not_appended", got=roles(messages))
+
+
+@check("4.1", points=1, en="the model's turn goes back as it came, its words too",
+       zh="模型那一轮原样发回，它写的话也不改")
+def test_turn_sent_back_unchanged(learner, world):
+    run = run_agent(learner, world, "one_quote")
+    expect(len(run.exchanges) > 1, "no_request" if not run.exchanges else "wrong_request_count", expected=2,
+           got=len(run.exchanges))
+    expect_turns_sent_back(run)
 
 
 @check("4.1", points=1, en="offers the tool with every request", zh="每个请求都提供工具")

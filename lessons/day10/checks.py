@@ -12,7 +12,8 @@ the limit; otherwise the run stops, cleanly, without sending it.
 import json
 import math
 
-from validator.checking import Fail, Record, check, completion_arg, expect, learner_object, registry_arg, shown
+from validator.checking import (Fail, Record, check, completion_arg, expect, expect_turns_sent_back, learner_object,
+                                registry_arg, shown)
 
 MODEL = "mock-react-1"
 QUOTE_TOOL = {"type": "function", "function": {
@@ -326,6 +327,15 @@ def tour_numbers(learner, world) -> tuple[list[int], list[int]]:
     found = usages(run)
     expect(len(found) >= 3, "wrong_request_count", expected=4, got=len(found))
     return [u["prompt_tokens"] for u in found], [u["total_tokens"] for u in found]
+
+
+@check("4.1", points=1, en="the model's turn goes back as it came, its words too",
+       zh="模型那一轮原样发回，它写的话也不改")
+def test_turn_sent_back_unchanged(learner, world):
+    run = run_agent(learner, world, "tour")
+    expect(len(run.exchanges) > 1, "no_request" if not run.exchanges else "wrong_request_count", expected=4,
+           got=len(run.exchanges))
+    expect_turns_sent_back(run)
 
 
 @check("4.1", points=2, en="a request that would pass the budget is never sent: the run stops cleanly before it",
