@@ -1,14 +1,16 @@
 """How long grading takes, in one table: every figure a ratio to a bare `python -c pass` timed in
 the same run (machines here are noisy: compare ratios between runs, not seconds).
 
-    python bench/bench.py [--runs 3] [--class-size 40] [--sample 8] [--lessons day06 day11] [--no-corpus]
+    python bench/bench.py [--runs 3] [--class-size 40] [--sample N] [--lessons day06 day11] [--no-corpus]
 
 Per lesson: the reference solution and the untouched template graded by `validate.py dayNN`
 (median of --runs), and the slowest file of its corpus (tests/submissions/, each graded once).
 Then `watch`'s save -> result, the class throughput of day06, day07 and day11 (`validate.py grade`
-on --class-size students made from the corpus, against one `validate.py --file` per student timed
-on a sample whose reports must be identical), and peak memory: the one-shot grader, the child that
-runs the learner's file, and the largest process of a class run (a worker).
+on --class-size students made from the corpus, against one `validate.py --file` per student, each
+of whose reports must be identical; --sample N times N of them instead), and peak memory: the
+one-shot grader, the child that runs the learner's file, and the largest process of a class run
+(a worker). Every run has Python cache the kit's bytecode, as on a learner's machine (in a folder
+of its own: PYTHONDONTWRITEBYTECODE, set here, would have each run compile the kit again).
 """
 from __future__ import annotations
 
@@ -28,11 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
 CLASS_LESSONS = ("day06", "day07", "day11")
 PYTHON = sys.executable
+BYTECODE = tempfile.TemporaryDirectory(prefix="reactlings-bench-pycache-")
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+       "PYTHONPYCACHEPREFIX": BYTECODE.name}
 
 
 def seconds(command: list[str], env: dict | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or ENV)
     return time.perf_counter() - started
 
 
@@ -58,7 +63,7 @@ def watch_save_to_result(runs: int) -> float:
     versions = [template.replace(todo, 'return "\\n".join(f"- {t.name}: {t.description}" for t in tools)'),
                 template]
     with tempfile.TemporaryDirectory() as workspace:
-        env = dict(os.environ, REACTLINGS_WORKSPACE=workspace)
+        env = dict(ENV, REACTLINGS_WORKSPACE=workspace)
         watch = subprocess.Popen([PYTHON, "validate.py", "watch", "day06"], cwd=ROOT, env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
@@ -127,21 +132,24 @@ class PeakMemory:
         return found
 
 
-def class_run(lesson: str, count: int, sample: int, folder: Path) -> tuple[float, float, int]:
-    """(students per second, ratio to one by one, the largest process's peak in kB)."""
+def class_run(lesson: str, count: int, sample: int | None, folder: Path) -> tuple[float, float, int]:
+    """(students per second, ratio to one by one, the largest process's peak in kB). One by one
+    is every student's own run (a sample's mean times the class, with --sample: a class holds its
+    corpus's real hangs, which cost a sample that misses them nothing and a class their limits)."""
     files = make_class(folder / lesson, lesson, count)
     out = folder / f"{lesson}-grades"
     started = time.perf_counter()
     grading = subprocess.Popen([PYTHON, "validate.py", "grade", lesson, str(folder / lesson), "--out", str(out)],
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     memory = PeakMemory(grading.pid)
     grading.wait()
     whole, peak = time.perf_counter() - started, memory.stop()
     one_by_one = []
+    sample = sample or len(files)
     for path in files[:: max(1, len(files) // sample)][:sample]:
         started = time.perf_counter()
         done = subprocess.run([PYTHON, "validate.py", lesson, "--file", str(path), "--format", "gradescope"],
-                              cwd=ROOT, capture_output=True, text=True)
+                              cwd=ROOT, capture_output=True, text=True, env=ENV)
         one_by_one.append(time.perf_counter() - started)
         in_class = json.loads((out / "students" / path.stem / "results.json").read_text(encoding="utf-8"))
         assert json.loads(done.stdout) == in_class, f"{path.name}: the class run graded it differently"
@@ -155,7 +163,7 @@ def one_shot_memory(lesson: str) -> tuple[int, int]:
               "try:\n    runpy.run_path('validate.py', run_name='__main__')\nexcept SystemExit:\n    pass\n"
               "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
               " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n")
-    done = subprocess.run([PYTHON, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([PYTHON, "-c", script], cwd=ROOT, capture_output=True, text=True, env=ENV)
     grader, child = done.stderr.split()[-2:]
     return int(grader), int(child)
 
@@ -164,12 +172,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--class-size", type=int, default=40)
-    parser.add_argument("--sample", type=int, default=8, help="students graded one by one per class")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="students graded one by one per class (default: every one)")
     parser.add_argument("--lessons", nargs="+", default=None)
     parser.add_argument("--no-corpus", action="store_true", help="leave out the slowest corpus file")
     args = parser.parse_args()
+    seconds([PYTHON, "validate.py", "day01", "--solution"])  # Python caches the kit's bytecode
     baseline = median_seconds([PYTHON, "-c", "pass"], 10)
-    print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}; "
+    print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load average {load()}; "
           f"baseline `python -c pass`: {baseline * 1000:.0f} ms (median of 10)\n")
     print(f"{'lesson':7} {'solution':>9} {'template':>9}   slowest corpus file")
     for lesson in args.lessons or lessons():
@@ -190,6 +200,13 @@ def main() -> None:
             rate, ratio, peak = class_run(lesson, args.class_size, args.sample, Path(tmp))
             print(f"class {lesson}: {args.class_size} students, {rate:.1f}/s, {ratio:.1f}× one by one; "
                   f"largest process (a worker) {peak / 1024:.0f} MB", flush=True)
+    print(f"\nload average at the end: {load()}")
+
+
+def load() -> str:
+    """The machine's load average over 1, 5 and 15 minutes: ratios measured under load are not
+    an idle machine's."""
+    return " ".join(f"{figure:.1f}" for figure in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
 
 
 if __name__ == "__main__":

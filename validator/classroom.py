@@ -61,9 +61,10 @@ from mock_llm import DEFAULT_SEED
 from . import forkserver, jail, jailer
 from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
-from .report import clean, failure_text, gradescope, print_report, write_atomically
-from .runner import read_source
+from .report import clean, failure_text, gradescope, print_report
+from .runner import open_submission, read_source
 from .wire import printable
+from .workspace import write_atomically
 
 FILE_LIMIT = 1024 * 1024  # bytes of a file to grade: an exercise is far smaller, and every run reads it
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes the candidate files of a student's zip may unpack to
@@ -535,7 +536,6 @@ class GradingLoop:
         return True
 
     def _next(self):
-        from .grading import open_submission
         task = self.pipe.recv()
         if task is None:
             return None

@@ -23,16 +23,19 @@ import os
 import shlex
 import sys
 from pathlib import Path
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
 from . import jail, workspace
-from .grading import grade
 from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
-from .report import block, first_failing_todo, print_report, write_atomically, write_results
+from .runner import start_submission
+
+# Grading a lesson starts the learner's child before importing pytest, rich and the report (a good
+# part of the grader's start-up): the child loads their file meanwhile. So those are imported where
+# they are used.
+if TYPE_CHECKING:
+    from rich.console import Console
 
 INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
@@ -179,13 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     lang = args.lang or default_lang()
     if getattr(args, "open", False) and args.html is None:  # --open alone: the page at its default place
         args.html = ""
-    # A learner's report piped to a file or `less` wraps as on a terminal: at $COLUMNS, else 80.
-    # An instructor's log (grade, release, …) stays whole lines there, for grep.
-    console = Console(highlight=False)
-    console.soft_wrap = not console.is_terminal and args.command in INSTRUCTORS
     try:
-        if args.command == "lesson":
-            return grade_command(args, argv, lang, console)
+        if args.command == "lesson":  # its console is made once the learner's child has started
+            return grade_command(args, argv, lang)
+        console = terminal(args.command)
         if args.command == "list":
             return list_lessons(console, lang)
         if args.command == "next":
@@ -207,9 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "github-classroom":
             from .platforms import check_output_file, github_workflow
             check_output_file(args.out, (".yml", ".yaml"))  # before grading every lesson for its points
+            from .grading import grade
             chosen = [load_lesson(n) for n in (args.lessons or lesson_names())]
             points = {lesson.name: grade(lesson, lesson.exercise).max_score for lesson in chosen}
-            write_atomically(args.out, github_workflow(chosen, points))
+            workspace.write_atomically(args.out, github_workflow(chosen, points))
             console.print(say("workflow_written", lang, path=args.out), markup=False)
             return 0
         if args.command == "grade":
@@ -235,9 +236,20 @@ def main(argv: list[str] | None = None) -> int:
                            lang)
 
 
-def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
+def terminal(command: str) -> Console:
+    """The console a command prints to. A learner's report piped to a file or `less` wraps as on
+    a terminal: at $COLUMNS, else 80. An instructor's log (grade, release, …) stays whole lines
+    there, for grep."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    console.soft_wrap = not console.is_terminal and command in INSTRUCTORS
+    return console
+
+
+def grade_command(args, argv: list[str], lang: str) -> int:
     if not args.lesson:
-        console.print(say("no_lesson_given", lang), markup=False)
+        terminal(args.command).print(say("no_lesson_given", lang), markup=False)
         return 2
     seed = read_seed(args)
     lesson = load_lesson(args.lesson)
@@ -268,10 +280,14 @@ def grade_command(args, argv: list[str], lang: str, console: Console) -> int:
         isolation_notice(args.require_isolation, lang)
     if args.live:
         from .live import run_live  # only here: a one-shot grading does without its imports
-        return run_live(lesson, path, args.model, lang, console)
+        return run_live(lesson, path, args.model, lang, terminal(args.command))
     page = page_path(args.html, lesson, path)  # a bad PATH is said before the grading, not after
     page_path(str(args.otel) if args.otel else None, lesson, path, "--otel")  # nor is a trace file ever the code
-    result = grade(lesson, path, seed)
+    started = start_submission(lesson, path, seed)
+    from .grading import grade
+    from .report import print_report, write_results
+    console = terminal(args.command)
+    result = grade(lesson, path, seed, started)
     if page is not None:
         write_trace_page(result, lang, page, args.open)
     if args.otel is not None:
@@ -420,6 +436,8 @@ def usage_error(message: str, lang: str) -> int:
 
 def stderr() -> Console:
     """For notes and errors: whole lines (a log, a grep), never mixed into a report on stdout."""
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -489,6 +507,11 @@ def next_lesson(console: Console, lang: str) -> int:
 
 def hint(lesson, console: Console, lang: str) -> int:
     """Grade your copy quietly, then show the next hint level of the first TODO that fails."""
+    from rich.text import Text
+
+    from .grading import grade
+    from .report import block, first_failing_todo
+
     path = my_copy(lesson, lang)
     result = grade(lesson, path)
     workspace.record_score(lesson.name, result.score, result.max_score)

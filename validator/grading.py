@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from mock_llm import DEFAULT_SEED, LessonWorld, Scenario, load_world
+from mock_llm import DEFAULT_SEED, LessonWorld
 
 from .checking import AgentRun, Fail, Learner
 from .lessons import Lesson, LessonError
-from .runner import Submission
+from .runner import Submission, start_submission
 
 
 @dataclass
@@ -100,13 +100,21 @@ class Collector:
     def world(self):
         return self.scenario_world
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call):
-        report = (yield).get_result()
-        if report.when == "setup" and report.passed:
-            return
-        if report.when == "teardown" and not report.failed:
-            return
+        """pytest's report of a check's phase, made here: pytest's own formats a failure's traceback
+        for its terminal (which a grading has none of) at a cost above many a check's. A check
+        that fails raises; none skips."""
+        report = pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1),
+                                   "failed" if call.excinfo else "passed",
+                                   call.excinfo.exconly() if call.excinfo else None, call.when,
+                                   duration=call.duration, start=call.start, stop=call.stop,
+                                   user_properties=item.user_properties)
+        if report.when == "call" or report.failed:  # the check's result: its call, or a setup or teardown that failed
+            self._record(item, call, report)
+        return report
+
+    def _record(self, item, call, report) -> None:
         marker = item.get_closest_marker("todo")
         if marker is None:
             raise LessonError(f"{item.nodeid}: a check needs @check(todo, points, en, zh)")
@@ -131,20 +139,6 @@ def _grader_failed(item, error: BaseException) -> Fail:
         return Fail("check_lesson_error", message=str(error))
     sys.stderr.write(f"reactlings: the check {item.nodeid} crashed:\n{''.join(traceback.format_exception(error))}")
     return Fail("check_crashed", type=type(error).__name__)
-
-
-def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None,
-                    live: bool = False) -> Submission:
-    """The learner's file, to be run in a child process for this lesson. Model calls it makes while
-    it loads (a smoke test left at module level) get an at-once final answer in the lesson's
-    protocol, so the file still loads and is graded. `live`: a real model answers, and the
-    learner's code waits for real (time.sleep is theirs, as it is outside the grader); a question
-    that ran out of time says nothing of the next (a slow model is no hang)."""
-    loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
-                       [], repeat=False)
-    return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
-                      sleep_given=lesson.sleep_given and not live, remembers_hangs=not live,
-                      loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 
 def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
@@ -189,18 +183,18 @@ def run_items(items, collector: Collector, submission: Submission, path: Path) -
     return Grade(collector.lesson, path, world.seed, list(collector.results), time.monotonic() - started)
 
 
-def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED) -> Grade:
-    """Run every check of `lesson` against the file at `path`."""
+def grade(lesson: Lesson, path: Path, seed: int = DEFAULT_SEED,
+          started: tuple[LessonWorld, Submission] | None = None) -> Grade:
+    """Run every check of `lesson` against the file at `path`; `started`: its child, started
+    already at `seed` (runner.start_submission), which this closes."""
     path = Path(path).resolve()
     if not path.is_file():
         raise LessonError("no_such_file", path=path)
-    started = time.monotonic()
-    world = load_world(lesson.folder, seed)
-    submission = open_submission(lesson, world, path)
-    submission.spawn()  # it loads the learner's file while pytest starts up
+    began = time.monotonic()
+    world, submission = started or start_submission(lesson, path, seed)
     collector = Collector(lesson, submission, world)
     try:
         run_checks(lesson, collector)
     finally:
         submission.close()
-    return Grade(lesson, path, seed, collector.results, time.monotonic() - started)
+    return Grade(lesson, path, seed, collector.results, time.monotonic() - began)

@@ -36,7 +36,7 @@ from mock_llm.text_react import Exchange
 from .checking import Fail, Learner
 from .lessons import Lesson, LessonError, say
 from .report import print_runs
-from .grading import open_submission
+from .runner import open_submission
 from .wire import loads
 
 DEFAULT_MODEL = "gpt-4o-mini"

@@ -18,6 +18,7 @@ from .checking import LOAD_FAILURE
 from .grading import CheckResult, Grade
 from .lessons import say
 from .wire import printable
+from .workspace import write_atomically
 
 PRINTED_LINES = 15  # lines of the learner's printing shown under a failed check
 
@@ -303,17 +304,3 @@ def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_s
         sys.stdout.write(text)
     else:
         write_atomically(output, text)
-
-
-def write_atomically(path: Path, text: str | bytes) -> None:
-    """Write the whole text (UTF-8) or bytes beside `path`, then rename it into place: a reader (or
-    a run stopped half-way) never sees half a file."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        partial.write_bytes(text) if isinstance(text, bytes) else partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as error:  # named by the file asked for, not the temporary one
-        raise OSError(error.errno, error.strerror, str(path)) from None
-    finally:
-        if partial.parent.is_dir():
-            partial.unlink(missing_ok=True)

@@ -20,10 +20,15 @@ import tokenize
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+from mock_llm import LessonWorld, Scenario, load_world
 
 from . import busy, jail
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
+
+if TYPE_CHECKING:
+    from .lessons import Lesson
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
@@ -512,3 +517,26 @@ class Submission:
         if self.tool_runners is not None:  # nothing the child asked for runs on into what comes next
             futures.wait(list(self.tools_waiting), timeout=TOOL_DRAIN_WAIT)
             self.tool_runners = None
+
+
+def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None,
+                    live: bool = False) -> Submission:
+    """The learner's file, to be run in a child process for this lesson. Model calls it makes while
+    it loads (a smoke test left at module level) get an at-once final answer in the lesson's
+    protocol, so the file still loads and is graded. `live`: a real model answers, and the
+    learner's code waits for real (time.sleep is theirs, as it is outside the grader); a question
+    that ran out of time says nothing of the next (a slow model is no hang)."""
+    loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
+                       [], repeat=False)
+    return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
+                      sleep_given=lesson.sleep_given and not live, remembers_hangs=not live,
+                      loading_session=lambda: world.protocol(loading, world.seed, budget=5))
+
+
+def start_submission(lesson: Lesson, path: Path, seed: int) -> tuple[LessonWorld, Submission]:
+    """The lesson's world at `seed`, and the learner's file at `path` started in its child: it
+    loads the file while the grader gets ready (its imports, pytest's start-up)."""
+    world = load_world(lesson.folder, seed)
+    submission = open_submission(lesson, world, Path(path).resolve())
+    submission.spawn()
+    return world, submission

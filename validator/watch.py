@@ -26,9 +26,10 @@ from rich.text import Text
 from mock_llm import load_world
 
 from . import jail, workspace
-from .grading import Collector, Grade, checks_loaded, open_submission, run_checks, run_items
+from .grading import Collector, Grade, checks_loaded, run_checks, run_items
 from .lessons import lesson_names, load_lesson, say
 from .report import failure_text, first_failing_todo
+from .runner import open_submission
 
 QUIT, HINT, SAVED = "quit", "hint", "saved"
 
