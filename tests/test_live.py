@@ -4,8 +4,11 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import processes
@@ -41,6 +44,40 @@ def http(url, body=None):
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+class StandIn(BaseHTTPRequestHandler):
+    """A stand-in for a real endpoint, in this process: a subclass says what each request gets."""
+
+    def body(self):
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def answer(self, status, body, headers=None):
+        data = (body if isinstance(body, str) else json.dumps(body)).encode()
+        self.send_response(status)
+        for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+        except OSError:  # the client gave up first
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def serving(handler):
+    """A stand-in's base URL, on a free loopback port, while the block runs. No network beyond loopback."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def live(lesson, base_url, *extra, key="any"):
@@ -196,32 +233,18 @@ def endpoint():
     """A stand-in for a real endpoint, in this process: it records each request's body and answers
     with a final answer whose `usage` says 400 tokens (the shape of the API's reference response:
     https://platform.openai.com/docs/api-reference/chat/object). No network beyond loopback."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     seen = []
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(StandIn):
         def do_POST(self):
-            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            data = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "model": "real-model",
-                               "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                                   "role": "assistant", "content": "Final Answer: done"}}],
-                               "usage": {"prompt_tokens": 300, "completion_tokens": 100,
-                                         "total_tokens": 400}}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            seen.append(self.body())
+            self.answer(200, {"id": "chatcmpl-1", "object": "chat.completion", "model": "real-model",
+                              "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                                  "role": "assistant", "content": "Final Answer: done"}}],
+                              "usage": {"prompt_tokens": 300, "completion_tokens": 100, "total_tokens": 400}})
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1", seen
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as url:
+        yield url, seen
 
 
 def live_model(base_url, **kwargs):
@@ -289,42 +312,23 @@ def scripted():
     headers, seconds to wait first), then with a final answer. A step may be a rule instead: a
     function of the request that gives a step, or None for the final answer; it stays. Each
     request's body is kept. No network beyond loopback."""
-    import threading
-    import time
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     script, seen = [], []
     done = threading.Event()  # set at teardown: a step still waiting gives up at once
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(StandIn):
         def do_POST(self):
-            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            seen.append(self.body())
             step = script[0](seen[-1]) if script and callable(script[0]) else None  # a rule, kept
             status, body, headers, wait = step or (script.pop(0) if script and not callable(script[0]) else (200, {
                 "id": "chatcmpl-1", "object": "chat.completion", "model": "real-model",
                 "choices": [{"index": 0, "finish_reason": "stop", "message": {
                     "role": "assistant", "content": "Final Answer: done"}}]}, {}, 0))
-            if done.wait(wait):
-                return
-            data = (body if isinstance(body, str) else json.dumps(body)).encode()
-            self.send_response(status)
-            for name, value in {"Content-Type": "application/json", **headers}.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            try:
-                self.wfile.write(data)
-            except OSError:  # the client gave up first
-                pass
+            if not done.wait(wait):
+                self.answer(status, body, headers)
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1", script, seen
-    done.set()
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as url:
+        yield url, script, seen
+        done.set()
 
 
 def overflow(model):
@@ -400,8 +404,6 @@ def llama_like():
     (its alias, whatever was asked), `usage` is counted, and an assistant message sent back
     without a string content gets HTTP 500 "'dict object' has no attribute 'content'". It calls
     the first tool offered once per user turn, then answers. Loopback only."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     refused = []
     usage = {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
 
@@ -421,29 +423,15 @@ def llama_like():
         return 200, {"id": "cmpl-2", "object": "chat.completion", "model": "llama", "usage": usage, "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "done"}}]}
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(StandIn):
         def do_GET(self):  # /v1/models: the one model, by its alias
             self.answer(200, {"object": "list", "data": [{"id": "llama", "object": "model", "owned_by": "me"}]})
 
         def do_POST(self):
-            self.answer(*reply(json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+            self.answer(*reply(self.body()))
 
-        def answer(self, status, body):
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1", refused
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as url:
+        yield url, refused
 
 
 @pytest.mark.parametrize("lesson", ["day07", "day09", "day10", "day11"])
