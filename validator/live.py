@@ -196,8 +196,9 @@ class LiveModel:
             self.transcript.append(Exchange(shown, f"no answer ({fault.network}): {fault}"))
             raise
         if status != 200:
-            self.transcript.append(Exchange(shown, self.failure(status, response)))
-            raise ModelFailed(self.failure(status, response))
+            failure = self.failure(status, response)
+            self.transcript.append(Exchange(shown, failure))
+            raise ModelFailed(failure)
         try:
             text = response["choices"][0]["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):

@@ -228,8 +228,8 @@ def run_lines(run, lang: str) -> tuple:
         full = sent
         if not received.strip():
             received = say("report_trace_empty", lang)
-        if exchange.parameters() != fields:  # the request's other fields, when they change
-            fields = exchange.parameters()
+        if (asked := exchange.parameters()) != fields:  # the request's other fields, when they change
+            fields = asked
             sent = fields + "\n" + sent
         if shown:
             sent = say("report_trace_more", lang, earlier=shown) + "\n" + sent

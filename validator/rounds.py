@@ -162,7 +162,9 @@ def _chat_round(number: int, exchange: HttpExchange, before, after, calls: list,
 
 
 def _asked(call: dict) -> str:
-    return f"{call['function']['name']}({call['function']['arguments']}) · {call['id']}"
+    """A tool call as the page shows it: "name(arguments) · id" (any part missing shown as None)."""
+    function = call.get("function") or {}
+    return f"{function.get('name')}({function.get('arguments')}) · {call.get('id')}"
 
 
 def _runs_of(call: dict, calls: list) -> list:
@@ -179,8 +181,7 @@ def _runs_of(call: dict, calls: list) -> list:
 def _message(message) -> Message:
     if not isinstance(message, dict):
         return Message("?", json.dumps(message, ensure_ascii=False, default=str))
-    calls = [f"{(c.get('function') or {}).get('name')}({(c.get('function') or {}).get('arguments')}) · {c.get('id')}"
-             for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+    calls = [_asked(c) for c in message.get("tool_calls") or [] if isinstance(c, dict)]
     return Message(str(message.get("role")), message_text(message.get("content")) if not isinstance(
         message.get("content"), (dict, int, float)) else json.dumps(message.get("content")), calls,
         str(message.get("tool_call_id") or ""))

@@ -100,6 +100,9 @@ def agent(learner, world, scenario, model=None, **changes):
                    registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"))
 
 
+NEVER_ENDS = ("retried_forever", "real_sleep")  # how a run whose complete() never gives up is stopped
+
+
 def complete_gives_up(learner, world) -> bool:
     """Whether complete() (TODO 2.3) gives up on a dead model with ModelUnavailable. The checks of
     run_agent that need it grade nothing more when it doesn't: that is TODO 2.3's failure."""
@@ -553,7 +556,7 @@ def test_fallback_keeps_the_transcript(learner, world):
         run, failure = agent(learner, world, "fahrenheit", primary, fallback_model=e["fallback_model"],
                              max_attempts=2)
     except Fail as stop:
-        if stop.key in ("retried_forever", "real_sleep") and not complete_gives_up(learner, world):
+        if stop.key in NEVER_ENDS and not complete_gives_up(learner, world):
             return  # complete() never gives up: TODO 2.3's checks say so
         raise
     models = [x.request.get("model") for x in run.exchanges]
@@ -580,7 +583,7 @@ def test_down_without_fallback(learner, world):
     try:
         run, failure = agent(learner, world, "weather", failing(world, "500*"), max_attempts=2)
     except Fail as stop:
-        if stop.key in ("retried_forever", "real_sleep") and not complete_gives_up(learner, world):
+        if stop.key in NEVER_ENDS and not complete_gives_up(learner, world):
             return  # complete() never gives up: TODO 2.3's checks say so
         raise
     if failure is None or failure.params["type"] != "ModelUnavailable":
