@@ -35,6 +35,7 @@ request after it (`500*`: the server is down). See `fault_plan`.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -46,8 +47,9 @@ from urllib.parse import urlsplit
 
 from validator.wire import loads
 
-from .protocols import NetworkFault, Session, message_text
 from .scenarios import Scenario
+from .session import NetworkFault, Session, message_text
+from .text_react import TextReactSession
 
 MODEL = "mock-react-1"
 CONTEXT_WINDOW = 16_384  # tokens a request's messages and tools may take, as counted by count_tokens
@@ -488,10 +490,6 @@ class ChatSession(Session):
     """One agent run against one scenario: answers Chat Completions requests, records each one."""
     writer: Callable[[list[dict]], str] | None = None  # set: another protocol's replies, as content
 
-    @classmethod
-    def over_http(cls, scenario: Scenario, seed: int, budget: int) -> "ChatSession":
-        return cls(scenario, seed, budget)
-
     def handle(self, method: str, path: str, body) -> tuple[int, dict]:
         """The mock API: (status, JSON body) for one HTTP request (see over_the_wire)."""
         return self.over_the_wire(method, path, body)[:2]
@@ -563,7 +561,9 @@ class ChatSession(Session):
 
     def complete(self, body) -> dict:
         messages, tools = check_request(body)
-        used, asked = count_tokens(prompt_text(messages, body)), reply_limit(body) or 0
+        prompt = prompt_text(messages, body)
+        reply_with = functools.partial(self._response, body, messages, prompt)
+        used, asked = count_tokens(prompt), reply_limit(body) or 0
         if used + asked > CONTEXT_WINDOW:  # the API's words (llama.cpp's server says the same)
             raise RequestError(f"This model's maximum context length is {CONTEXT_WINDOW} tokens. However, " + (
                 f"you requested {used + asked} tokens ({used} in the messages, {asked} in the completion). "
@@ -571,11 +571,11 @@ class ChatSession(Session):
                 f"your messages resulted in {used} tokens. Please reduce the length of the messages."),
                 param="messages", code="context_length_exceeded")
         if self.writer:  # what a real model does with a text-protocol prompt: it writes text
-            return self._response(body, messages, self.writer(messages))
+            return reply_with(self.writer(messages))
         if self.scenario.follow_ups:  # a conversation: the user's latest message says which turn
             turn = self.user_turn(messages)
             if isinstance(turn, str):
-                return self._response(body, messages, turn)
+                return reply_with(turn)
             if turn is not self.scenario:
                 return ChatSession(turn, self.seed, self.budget).complete(body)
         mode, forced = tool_choice_mode(body)
@@ -607,8 +607,8 @@ class ChatSession(Session):
 
         if mode == "none" and turn is not None:  # tools forbidden: it says what it would have done
             needed = ", ".join(sorted({c.tool for c in turn}))
-            return self._response(body, messages, f"I would need to call {needed} to answer this, but "
-                                  "tool_choice is \"none\", so I may not call any tool.")
+            return reply_with(f"I would need to call {needed} to answer this, but "
+                              "tool_choice is \"none\", so I may not call any tool.")
         calls = [(c.tool, self.scenario.render_args(c, observations)) for c in turn or []]
         if mode == "required" and (not calls or any(name != (forced or name) for name, _ in calls)):
             # a tool call is compulsory: the scripted turn does not fit (or there is none left), so it
@@ -620,8 +620,8 @@ class ChatSession(Session):
                 extra += 1
             index = f"forced{extra}"
         if not calls:
-            return self._response(body, messages, content)
-        return self._response(body, messages, content, self._tool_calls(index, calls))
+            return reply_with(content)
+        return reply_with(content, self._tool_calls(index, calls))
 
     def user_turn(self, messages: list[dict]) -> Scenario | str:
         """The turn of a conversation a request is about: the last user turn whose question the
@@ -671,7 +671,7 @@ class ChatSession(Session):
             given = [c["id"] for c in calls]
         return calls
 
-    def _response(self, body: dict, messages: list[dict], content: str,
+    def _response(self, body: dict, messages: list[dict], prompt: str, content: str,
                   tool_calls: list[dict] | None = None) -> dict:
         whole, content = content, cut_at_stop(content, stop_sequences(body))
         finish = "tool_calls" if tool_calls else "stop"
@@ -679,7 +679,6 @@ class ChatSession(Session):
         if limit:
             content, tool_calls, was_cut = cut_at_limit(content, tool_calls or [], limit)
             finish = "length" if was_cut else finish
-        prompt = prompt_text(messages, body)
         reply = content + json.dumps(tool_calls or [], ensure_ascii=False)
         digest = hashlib.sha256(f"{self.seed}:{self.scenario.name}:{prompt}".encode()).hexdigest()
         message = {"role": "assistant", "content": content, "refusal": None}
@@ -716,10 +715,5 @@ class TextChatSession(ChatSession):
 
     def __post_init__(self):
         if self.writer is None:
-            from .text_react import TextReactSession
             reader = TextReactSession(self.scenario, self.seed, self.budget)
             self.writer = lambda messages: reader.reply(conversation_text(messages))
-
-    @classmethod
-    def over_http(cls, scenario: Scenario, seed: int, budget: int) -> "TextChatSession":
-        return cls(scenario, seed, budget)

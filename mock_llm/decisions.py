@@ -51,7 +51,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 
-from .protocols import BadPayload, Session, message_text
+from .session import BadPayload, Session, message_text
 
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 LAYOUTS = ("bare", "fence", "prose")

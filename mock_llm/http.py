@@ -9,8 +9,9 @@ import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .chat import MODEL, ChatSession, error_body, read_json
-from .protocols import question_of
-from .scenarios import DEFAULT_SEED, load_world
+from .registry import load_world, over_http
+from .scenarios import DEFAULT_SEED
+from .session import question_of
 
 MOCK_BASE_URL = "http://mock-llm.invalid/v1"  # never resolved: the transport answers in-process
 BODY_LIMIT = 8 * 1024 * 1024  # bytes of one request the server reads: a conversation is a few kB
@@ -39,7 +40,7 @@ class Router:
         key = name or "?" + question
         if key not in self.sessions:
             scenario = self.world.scenarios[name] if name else self.world.improvise(question, body)
-            self.sessions[key] = self.world.protocol.over_http(scenario, self.seed, 10**9)
+            self.sessions[key] = over_http(self.world.protocol, scenario, self.seed, 10**9)
         return self.sessions[key]
 
 

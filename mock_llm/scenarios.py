@@ -134,7 +134,7 @@ class LessonWorld:
     data: dict  # the lesson's tables (scenarios.yaml `data:`), drawn for this seed by its tools.py
     tools: dict[str, Callable]  # name -> the function the grader runs for a tool call
     seed: int
-    protocol: type  # the Session class of the lesson's protocol (mock_llm/protocols.py)
+    protocol: type  # the Session class of the lesson's protocol (mock_llm/registry.py)
     module: object = None  # the lesson's tools.py
 
     def __getattr__(self, name):
@@ -214,9 +214,8 @@ def lesson_tools(folder: Path):
     return _tool_modules[path]
 
 
-def load_world(lesson: str | Path, seed: int = DEFAULT_SEED, path: Path | None = None) -> LessonWorld:
-    """The world of a lesson (its name, or its folder) for one seed."""
-    folder = Path(lesson) if isinstance(lesson, Path) else LESSONS_DIR / lesson
+def read_scenarios(folder: Path, path: Path | None = None) -> tuple[dict, Path]:
+    """A lesson's scenarios.yaml (or `path`), checked to be a mapping with scenarios, and its path."""
     path = path or folder / "scenarios.yaml"
     try:
         data = read_yaml(path)
@@ -226,12 +225,12 @@ def load_world(lesson: str | Path, seed: int = DEFAULT_SEED, path: Path | None =
         raise ScenarioError(f"{path}: not valid YAML: {err}") from None
     if not isinstance(data, dict) or "scenarios" not in data:
         raise ScenarioError(f"{path}: expected a mapping with a 'scenarios' key")
-    from .protocols import protocol  # the registry imports the sessions, which import this module
-    try:
-        session_class = protocol(str(data.get("protocol", "")))
-    except ScenarioError as err:
-        raise ScenarioError(f"{path}: {err}") from None
+    return data, path
 
+
+def build_world(folder: Path, data: dict, path: Path, seed: int, session_class: type) -> LessonWorld:
+    """The world of a lesson for one seed, from its scenarios' data, speaking `session_class`'s
+    protocol (registry.load_world looks it up by the name the data gives)."""
     # A string seed keeps draws stable across Python versions and runs (no hash randomisation).
     rng = random.Random(f"{folder.name}:{seed}")
     module = lesson_tools(folder)

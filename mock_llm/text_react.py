@@ -51,7 +51,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .protocols import BadPayload, Session, message_text
+from .session import BadPayload, Session, message_text
 
 # A line such as "Action: Calculator", also "- Action：Calculator", "**Action:** Calculator" or
 # "Action 2: Calculator". Before the colon no two repeats can match the same character, so a line of

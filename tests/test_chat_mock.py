@@ -503,7 +503,7 @@ def test_each_model_counts_its_own_requests():
 
 
 def test_network_failures_raise_for_the_grader_and_become_gateway_errors_over_plain_http():
-    from mock_llm.protocols import NetworkFault
+    from mock_llm.session import NetworkFault
     chat = text_chat("no_tool")
     body = {"model": "m#timeout,unreachable", "messages": [{"role": "user", "content": chat.scenario.question}]}
     with pytest.raises(NetworkFault) as raised:

@@ -382,7 +382,7 @@ def test_live_waits_as_long_as_the_learners_client_would(scripted):
     """The timeout is the one the learner's openai client was built with (its SDK sends it as
     x-stainless-read-timeout); past it the client gets a timeout of its own, and the transcript
     says no answer came."""
-    from mock_llm.protocols import NetworkFault
+    from mock_llm.session import NetworkFault
     from validator.live import REQUEST_TIMEOUT, RUN_LIMIT, client_timeout
     base_url, script, seen = scripted
     script.append((200, {}, {}, 30))  # a model that would take 30 s

@@ -33,7 +33,7 @@ from rich.console import Console
 from .classroom import Entry, Workers
 from .lessons import ROOT, Lesson, LessonError, load_lesson
 from .templates import todo_regions
-from mock_llm.scenarios import read_yaml
+from mock_llm import read_yaml
 
 LIMIT = 80  # mutants graded per lesson, at most (listed equivalents come on top)
 THRESHOLD = 95.0  # % of the non-equivalent mutants killed on their own TODO, for a lesson to pass

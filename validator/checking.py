@@ -16,12 +16,9 @@ from typing import Callable
 
 import pytest
 
-from mock_llm import LessonWorld, Scenario
-from mock_llm.scenarios import first_number
-from mock_llm.text_react import (ACTION, ACTION_INPUT, OBSERVATION, answer_text, find_observations, imagined,
-                                 read_final, read_request, read_steps, request_text, sees_question,
-                                 written_after_request)
-from mock_llm.tools import calculate
+from mock_llm import (ACTION, ACTION_INPUT, OBSERVATION, LessonWorld, Scenario, answer_text, calculate,
+                      find_observations, first_number, imagined, read_final, read_request, read_steps, request_text,
+                      sees_question, written_after_request)
 
 from .lessons import Lesson, LessonError
 from .runner import Outcome, Submission, read_source

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from mock_llm import ScenarioError, protocol
-from mock_llm.scenarios import read_yaml
+from mock_llm import ScenarioError, protocol, read_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS_DIR = ROOT / "lessons"

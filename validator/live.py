@@ -27,11 +27,8 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.text import Text
 
-from mock_llm import BudgetExceeded, Refusal, Session, load_world
-from mock_llm.chat import HttpExchange, count_tokens, error_body, read_json
-from mock_llm.decisions import DecisionSession
-from mock_llm.protocols import BadPayload, NetworkFault
-from mock_llm.text_react import Exchange
+from mock_llm import (BadPayload, BudgetExceeded, DecisionSession, Exchange, HttpExchange, NetworkFault, Refusal,
+                      Session, count_tokens, error_body, load_world, read_json)
 
 from .checking import Fail, Learner
 from .lessons import Lesson, LessonError, say

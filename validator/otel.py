@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode, set_span_in_context
 
-from mock_llm.chat import MODEL, HttpExchange
+from mock_llm import MODEL, HttpExchange
 
 from .grading import Grade
 from .report import clean, failure_text

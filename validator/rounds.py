@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from mock_llm.chat import HttpExchange, conversation_text
-from mock_llm.protocols import message_text
-from mock_llm.text_react import Exchange, find_observations, read_request, written_after_request
+from mock_llm import (Exchange, HttpExchange, conversation_text, find_observations, message_text, read_request,
+                      written_after_request)
 
 from .lessons import say
 

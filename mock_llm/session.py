@@ -1,8 +1,7 @@
-"""How a lesson's model talks: one entry per protocol, and what every mock session has in common.
+"""What every mock session has in common, and the ways a model call can be refused.
 
-A lesson's scenarios.yaml names its protocol (`protocol: text`); the name is looked up here when
-the lesson loads, so a misspelt name is an error, never a silent default. Each protocol is a
-Session class that answers the learner's model calls in a graded run:
+Each protocol (registry.py names them) is a Session class that answers the learner's model calls
+in a graded run:
 
     text       llm_call(prompt) -> "Thought: … Action: … Action Input: …"    (text_react.py)
     decisions  llm(messages)    -> {"type": "tool", "name": …, "args": {…}}   (decisions.py)
@@ -13,15 +12,14 @@ Session class that answers the learner's model calls in a graded run:
 
 A session answers `answer(payload)` (the learner's model function was called with payload) or
 `http(method, path, body)` (the learner's openai client sent a request); each exchange it records
-has `texts(shown)`, which the report uses to show the trace. `over_http` gives the Chat
-Completions face of a session, for the mock server and for day12-style clients.
+has `texts(shown)`, which the report uses to show the trace.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from .scenarios import Scenario, ScenarioError
+from .scenarios import Scenario
 
 
 class Refusal(Exception):
@@ -75,13 +73,6 @@ class Session:
     def http(self, method: str, path: str, body: str, headers: dict | None = None):
         raise WrongEntry("this lesson's model is reached through its model function, not HTTP")
 
-    @classmethod
-    def over_http(cls, scenario: Scenario, seed: int, budget: int):
-        """A Chat Completions session that writes this protocol's replies as message content."""
-        from .chat import ChatSession
-        inner = cls(scenario, seed, budget)
-        return ChatSession(scenario, seed, budget, writer=inner.write_content)
-
     def write_content(self, messages: list[dict]) -> str:
         raise NotImplementedError
 
@@ -114,24 +105,3 @@ def question_of(payload) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[-1].strip() if lines else ""
 
-
-PROTOCOLS: dict[str, type[Session]] = {}
-
-
-def protocol(name: str) -> type[Session]:
-    """The Session class of a protocol; ScenarioError naming the known ones for any other name."""
-    _register()
-    if name not in PROTOCOLS:
-        known = ", ".join(sorted(PROTOCOLS))
-        raise ScenarioError(f"unknown protocol {name!r} (known: {known})" if name else
-                            f"no `protocol:` named (one of {known})")
-    return PROTOCOLS[name]
-
-
-def _register() -> None:
-    if not PROTOCOLS:  # imported late: each protocol module imports this one
-        from .chat import ChatSession, TextChatSession
-        from .decisions import DecisionSession, JsonSession
-        from .text_react import TextReactSession
-        PROTOCOLS.update(text=TextReactSession, decisions=DecisionSession, json=JsonSession, chat=ChatSession,
-                         text_chat=TextChatSession)
