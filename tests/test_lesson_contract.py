@@ -81,6 +81,22 @@ def test_checks_that_build_an_undeclared_learner_type_say_so(lesson_folder):
     assert first["status"] == "failed" and "types:" in first["output"]
 
 
+def test_a_plain_assert_in_a_check_is_the_learners_failure_with_its_message(lesson_folder):
+    """Checks can read like any pytest test: `assert cond, "message"` fails the check, on its TODO,
+    with the message (or, with none, the assert's line); an assert elsewhere stays the grader's."""
+    checks = lesson_folder / "checks.py"
+    checks.write_text(checks.read_text(encoding="utf-8").replace(
+        '    expect(got == expected, "wrong_result", expected=expected, got=got)',
+        '    assert got == "no such distance", f"run_tool gave {got!r}, not the distance asked for"').replace(
+        '    expect(len(run.exchanges) == 2, "wrong_result", expected="2 model calls", got=len(run.exchanges))',
+        '    assert len(run.exchanges) == 99'), encoding="utf-8")
+    status, report = grade(str(lesson_folder), "--solution")
+    first, second = report["tests"]
+    assert (status, report["score"], first["status"], second["status"]) == (1, 0, "failed", "failed")
+    assert "run_tool gave " in first["output"] and "not the distance asked for" in first["output"]
+    assert "this check's condition did not hold: assert len(run.exchanges) == 99" in second["output"]
+    assert "reactlings bug" not in first["output"] + second["output"]
+
 def test_checks_that_cannot_run_are_one_clear_error_for_a_file_and_for_a_class(lesson_folder, tmp_path):
     (lesson_folder / "checks.py").write_text("def broken(:\n", encoding="utf-8")
     subs = tmp_path / "subs"

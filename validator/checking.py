@@ -344,3 +344,15 @@ def expect_turns_sent_back(run: AgentRun) -> None:
                     call.get("id") for call in calls if isinstance(call, dict)}:
                 expect((message.get("content") or "") == (reply.get("content") or ""), "turn_altered",
                        request=number, expected=repr(reply.get("content") or ""), got=repr(message.get("content")))
+
+
+def expect_accepted(run: AgentRun, **described: Callable[[object], str]) -> None:
+    """Every request of the run was accepted: the first the API refused with HTTP 400 fails the
+    check in the API's own words, which the learner's client raised (the validator's
+    "api_rejected"). `described`: more parameters of the lesson's own message, each made from
+    the refused request's messages (day09 names their roles)."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        if exchange.status == 400:
+            messages = exchange.request.get("messages")
+            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"],
+                       **{name: describe(messages) for name, describe in described.items()})

@@ -5,6 +5,7 @@ its TODO and points, as exercism's test runner does; report.py turns the results
 """
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import time
@@ -121,12 +122,29 @@ class Collector:
         failure = None
         if report.failed:
             error = call.excinfo.value if call.excinfo else None
-            failure = error if isinstance(error, Fail) else _grader_failed(item, error)
+            failure = error if isinstance(error, Fail) else _assert_failed(item, error) or _grader_failed(item, error)
         learner = self.learners.get(item.nodeid)
         self.results.append(CheckResult(
             name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
             title=marker.kwargs["title"], passed=not report.failed, failure=failure,
             runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
+
+
+def _assert_failed(item, error: BaseException) -> Fail | None:
+    """A plain `assert condition, "message"` of the check itself (or of a helper in checking.py)
+    fails the check as any pytest test fails: the learner reads its message, or, with none, its
+    line. An AssertionError from anywhere else is the grader's own failure."""
+    if type(error) is not AssertionError or error.__traceback__ is None:
+        return None
+    last = error.__traceback__
+    while last.tb_next:
+        last = last.tb_next
+    where = Path(last.tb_frame.f_code.co_filename)
+    if where not in (Path(item.path), Path(__file__).with_name("checking.py")):
+        return None
+    if str(error):
+        return Fail("check_assert", message=str(error))
+    return Fail("check_assert_line", line=linecache.getline(str(where), last.tb_lineno).strip())
 
 
 def _grader_failed(item, error: BaseException) -> Fail:

@@ -8,7 +8,7 @@ like a model without a stop sequence, makes things up after each request. Number
 import random
 import re
 
-from validator.checking import (OBSERVATION, Fail, calculate, check, expect, expect_format_explained,
+from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_format_explained,
                                 expect_own_fallback, first_number, glued_on, imagined, learner_object, read_final,
                                 read_request, read_steps, request_text, sees_question, shown, tools_arg,
                                 written_after_request)
@@ -181,7 +181,8 @@ def test_cut_made_up_final_answer(learner, world):
     for scenario in ("calculator", "run", "fahrenheit"):
         reply = mock_reply(world, scenario)
         made_up = written_after_request(reply)
-        assert read_final(made_up), f"the mock's {scenario} reply makes up no answer"
+        if not read_final(made_up):
+            raise LessonError(f"the mock's {scenario} reply makes up no answer")
         expect_cut(learner, reply)
         # the same answer with no Observation line before it: the cut is after the Action Input line
         expect_cut(learner, reply[:len(reply) - len(made_up)].rstrip() + "\n"

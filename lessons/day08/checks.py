@@ -10,9 +10,9 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (Fail, ToolBox, answer_text, calculate, check, expect, find_observations,
-                                first_number, learner_object, read_final, read_request, request_text, shown,
-                                tool_arg, tools_arg, written_after_request)
+from validator.checking import (Fail, ToolBox, answer_text, calculate, check, expect, expect_accepted,
+                                find_observations, first_number, learner_object, read_final, read_request,
+                                request_text, shown, tool_arg, tools_arg, written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 BEIJING = timezone(timedelta(hours=8))
@@ -200,16 +200,11 @@ def run_agent(learner, world, scenario, *max_steps):
     try:
         run = learner.run_agent("run_agent", scenario, agent_tools(world), *max_steps)
     except Fail:
-        explain_rejection(learner.runs[-1])
+        expect_accepted(learner.runs[-1])
         raise
-    explain_rejection(run)
+    expect_accepted(run)
     return run
 
-
-def explain_rejection(run):
-    for number, exchange in enumerate(run.exchanges, start=1):
-        if exchange.status == 400:
-            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
 
 
 def sent(exchange) -> list[dict]:

@@ -8,7 +8,7 @@ latest user message to know which turn of the conversation it is in (scenarios.y
 import ast
 import json
 
-from validator.checking import Fail, check, expect, learner_object, registry_arg, shown
+from validator.checking import Fail, check, expect, expect_accepted, learner_object, registry_arg, shown
 
 MODEL = "mock-react-1"
 
@@ -24,9 +24,9 @@ def run_conversation(learner, world, scenario, questions=None, **options):
     try:
         run = learner.run_agent("converse", scenario, session, *follow)
     except Fail:
-        explain_rejection(learner.runs[-1])
+        expect_accepted(learner.runs[-1], roles=roles)
         raise
-    explain_rejection(run)
+    expect_accepted(run, roles=roles)
     expect(run.exchanges, "no_request")
     asked = any((e.response or {}).get("choices", [{}])[0].get("message", {}).get("tool_calls") for e in run.exchanges)
     expect(run.tool_calls or not asked, "tool_impl_not_kept")  # the tools it was given never ran: its own did
@@ -40,12 +40,6 @@ def run_agent(learner, world, scenario):
     """For `validate.py day09 --live`: a whole conversation with a real model."""
     return run_conversation(learner, world, scenario)
 
-
-def explain_rejection(run):
-    for number, exchange in enumerate(run.exchanges, start=1):
-        if exchange.status == 400:
-            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"],
-                       roles=roles(exchange.request.get("messages")))
 
 
 def roles(messages) -> str:

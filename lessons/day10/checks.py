@@ -12,8 +12,8 @@ the limit; otherwise the run stops, cleanly, without sending it.
 import json
 import math
 
-from validator.checking import (Fail, Record, check, completion_arg, expect, expect_turns_sent_back, learner_object,
-                                registry_arg, shown)
+from validator.checking import (Fail, Record, check, completion_arg, expect, expect_accepted, expect_turns_sent_back,
+                                learner_object, registry_arg, shown)
 
 MODEL = "mock-react-1"
 QUOTE_TOOL = {"type": "function", "function": {
@@ -253,12 +253,12 @@ def run_agent(learner, world, scenario, budget=None, max_iter=None):
     try:
         run = learner.run_agent("run_agent", scenario, *args)
     except Fail as failure:
-        explain_rejection(learner.runs[-1])
+        expect_accepted(learner.runs[-1])
         if failure.key == "crashed" and budget is not None:
             raise Fail("budget_raised", type=failure.params.get("type", ""),
                        message=failure.params.get("message", "")) from None
         raise
-    explain_rejection(run)
+    expect_accepted(run)
     expect(is_record(run.answer, "RunReport"), "not_a_report", got=shown(run.answer))
     if learner.live_model is not None:  # --live shows the answer: the report's, with its bill
         report, found = run.answer, usages(run)
@@ -266,11 +266,6 @@ def run_agent(learner, world, scenario, budget=None, max_iter=None):
                       f"{sum(u['total_tokens'] for u in found)} tokens]")
     return run
 
-
-def explain_rejection(run):
-    for number, exchange in enumerate(run.exchanges, start=1):
-        if exchange.status == 400:
-            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
 
 
 def usages(run) -> list[dict]:

@@ -10,8 +10,8 @@ its second call while the first is held. No round is timed, so a busy machine ch
 Numbers come from `world`, so with another seed every expected value changes."""
 import json
 
-from validator.checking import (Fail, ToolBox, check, expect, expect_own_fallback, learner_object, parse_json,
-                                registry_arg, shown)
+from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_own_fallback, learner_object,
+                                parse_json, registry_arg, shown)
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
 SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
@@ -232,16 +232,11 @@ def run_agent(learner, world, scenario, *max_iter):
     try:
         run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools), *max_iter)
     except Fail:
-        explain_rejection(learner.runs[-1])
+        expect_accepted(learner.runs[-1])
         raise
-    explain_rejection(run)
+    expect_accepted(run)
     return run
 
-
-def explain_rejection(run):
-    for number, exchange in enumerate(run.exchanges, start=1):
-        if exchange.status == 400:
-            raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"])
 
 
 def agent_round(learner, world, scenario: str, down: str | None = None):
