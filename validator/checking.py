@@ -27,7 +27,8 @@ from .wire import loads as parse_json  # JSON text of the learner's: ValueError,
 
 __all__ = [
     # writing checks
-    "AgentRun", "Fail", "Learner", "LessonError", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json", "shown",
+    "AgentRun", "Fail", "Learner", "LessonError", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json",
+    "shown",
     # arguments built in the learner's process
     "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it
