@@ -38,8 +38,6 @@ INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 # Keys the runner builds at run time ("import_" + problem, validator/runner.py), so no literal
 # in the code names them.
-DERIVED_KEYS = {"import_hang", "import_died"}
-
 # Call sites known to leave a placeholder unfilled: (file, key) -> why. Each is an xfail(strict),
 # so fixing the code makes the test pass unexpectedly: then delete the entry.
 KNOWN_UNFILLED: dict = {}  # (file, key) -> why a message is knowingly left with a placeholder unfilled
@@ -254,9 +252,9 @@ def _key_consts(node) -> list[str]:
 def message_uses(path: Path) -> list[tuple[int, str, set[str] | None]]:
     """Every message key the file names literally: (line, key, keyword names given or None).
 
-    Found in `expect(cond, "key", ...)`, `Fail("key", ...)`, `say("key", lang, ...)`,
-    `Outcome(problem="key")` (the runner's problems become message keys), and wherever a key is
-    handed on: `key = "..."`, `f(..., key="...")`, `def f(..., key="...")`. The keyword names are
+    Found in `expect(cond, "key", ...)`, `Fail("key", ...)`, `say("key", lang, ...)`, and wherever a
+    key is handed on (the runner's problems, which become message keys too, are one table:
+    tests/test_outcomes.py checks them): `key = "..."`, `f(..., key="...")`, `def f(..., key="...")`. The keyword names are
     None when they cannot be known (**kwargs, or a key passed on to be used elsewhere).
     """
     uses = []
@@ -281,11 +279,6 @@ def message_uses(path: Path) -> list[tuple[int, str, set[str] | None]]:
             key = _const(node.args[1])
         elif name in ("Fail", "say") and node.args:
             key = _const(node.args[0])
-        elif name == "Outcome":
-            problem = next((k.value for k in node.keywords if k.arg == "problem"), None)
-            if problem is not None and _const(problem):
-                uses.append((node.lineno, _const(problem), None))
-            continue
         if key is not None:
             given = None if any(k.arg is None for k in node.keywords) else {k.arg for k in node.keywords}
             uses.append((node.lineno, key, given))
@@ -295,7 +288,7 @@ def message_uses(path: Path) -> list[tuple[int, str, set[str] | None]]:
 def test_the_key_scan_finds_keys():
     """Guards the scanner itself: if these stop being found, the tests below check nothing."""
     found = {key for path, _ in code_files() for _, key, _ in message_uses(path)}
-    expected = {"not_implemented", "unawaited", "budget", "report_score", "import_syntax", "crashed"}
+    expected = {"not_implemented", "unawaited", "budget", "report_score", "api_rejected", "crashed"}
     assert expected <= found, expected - found
 
 
@@ -308,8 +301,6 @@ def test_every_message_key_used_exists():
             if key not in known:
                 problems.append(f"{path.relative_to(ROOT)}:{line}: message key {key!r} is in "
                                 f"neither validator/messages.yaml nor the lesson's messages")
-    problems += [f"derived key {key!r} is missing from validator/messages.yaml"
-                 for key in DERIVED_KEYS if key not in catalog]
     assert not problems, "\n".join(problems)
 
 

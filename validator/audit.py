@@ -32,6 +32,7 @@ from rich.console import Console
 
 from .classroom import Entry, Workers
 from .lessons import ROOT, Lesson, LessonError, load_lesson
+from .outcomes import Status
 from .templates import todo_regions
 from mock_llm import read_yaml
 
@@ -354,7 +355,7 @@ def grade_sources(lesson: Lesson, sources: list[str], seed: int, jobs: int) -> l
 
 def judge(mutant: Mutant, record: dict, equivalent: str) -> Outcome:
     """Killed when the mutant's own TODO lost points; a file that never loaded lost them all."""
-    if record["status"] == "grader failed":
+    if record["status"] == Status.GRADER_FAILED:
         return Outcome(mutant, "error", equivalent=equivalent)
     todos = record.get("todos") or {}
     if not todos:  # stopped past the grader's limit: every check lost

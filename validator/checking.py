@@ -21,6 +21,7 @@ from mock_llm import (ACTION, ACTION_INPUT, OBSERVATION, LessonWorld, Scenario, 
                       sees_question, written_after_request)
 
 from .lessons import Lesson, LessonError
+from .outcomes import Problem, Status
 from .runner import Outcome, Submission, read_source
 from .wire import Opaque, Record, Unawaited
 from .wire import loads as parse_json  # JSON text of the learner's: ValueError, never a crash, however deep
@@ -87,6 +88,7 @@ class Fail(Exception):
         super().__init__(key)
         self.key, self.detail, self.params = key, detail, params
         self.cause: str | None = None  # set when other checks fail for the very same reason
+        self.unloaded: Status | None = None  # set when the file could not load: its gradebook status
 
 
 def expect(condition, key: str, **params):
@@ -261,14 +263,15 @@ class Learner:
             raise Fail("unawaited", func=func)
         if outcome.problem:
             error = outcome.error or {}
-            key = "import_syntax" if "line" in error else outcome.problem
-            failure = Fail(key, detail=error.get("traceback", ""), func=func,
+            problem = Problem.IMPORT_SYNTAX if "line" in error else outcome.problem
+            failure = Fail(problem, detail=error.get("traceback", ""), func=func,
                            seconds=outcome.detail, status=outcome.detail, name=outcome.detail,
                            type=error.get("type", ""), message=error.get("message", ""),
                            line=error.get("line", "?"), text=error.get("text", ""))
-            if key.startswith("import_") or key == "loads_model":
+            failure.unloaded = problem.unloaded
+            if problem.unloaded:
                 failure.cause = LOAD_FAILURE
-            elif key == "hang" and error.get("traceback"):
+            elif problem is Problem.HANG and error.get("traceback"):
                 failure.cause = "hang at " + error["traceback"]
             raise failure
         if outcome.error:
@@ -295,7 +298,7 @@ class Learner:
         self.runs.append(run)
         run.outcome = self.submission.call(func, story.question, *args, timeout=self.time_limit,
                                            model=session.answer, http=session.http, tools=toolbox)
-        if run.outcome.problem == "budget":
+        if run.outcome.problem is Problem.BUDGET:
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,
                        limit=self.lesson.step_limit)
         run.answer = self.result(func, run.outcome)

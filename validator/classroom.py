@@ -59,8 +59,8 @@ from rich.table import Table
 from mock_llm import DEFAULT_SEED
 
 from . import forkserver, jail, jailer
-from .checking import LOAD_FAILURE
 from .lessons import Lesson, LessonError, load_lesson, say
+from .outcomes import Status
 from .report import clean, failure_text, gradescope, print_report
 from .runner import open_submission, read_source
 from .wire import printable
@@ -72,12 +72,6 @@ SKIPPED = ("__MACOSX", "__pycache__")  # folders that hold no one's work, as hid
 GRADEBOOK = {"grades.csv", "grades.json", "summary.html", "students"}  # what a run writes in --out
 SEED_FINGERPRINT = ".seed-fingerprint"  # in --out: which seed its grades are at
 RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks, render the feedback
-STATUS_BY_KEY = {"import_syntax": "syntax error", "import_hang": "timed out", "import_died": "crashed",
-                 "import_flood": "crashed", "import_failed": "crashed", "import_input": "crashed",
-                 "loads_model": "crashed"}
-STATUS_NAMES = {"graded": "class_status_graded", "syntax error": "class_status_syntax_error",
-                "timed out": "class_status_timed_out", "crashed": "class_status_crashed",
-                "grader failed": "class_status_grader_failed", "missing": "class_status_missing"}
 
 
 @dataclass
@@ -470,7 +464,7 @@ class Workers:
         worker["process"].join()
         if overran:  # the student's doing, as a hang is: kept, with outputs that say so
             problem = say("class_student_overran", self.lang, seconds=f"{self.SECONDS:g}")
-            result = {"score": 0, "max": None, "status": "timed out", "checks": [], "problem": problem,
+            result = {"score": 0, "max": None, "status": Status.TIMED_OUT, "checks": [], "problem": problem,
                       "gradescope": {"score": 0, "output": problem, "tests": []}, "feedback": problem + "\n"}
         else:
             result = grader_failed(RuntimeError(f"the grading process died (exit status "
@@ -546,7 +540,7 @@ class GradingLoop:
 
 def grader_failed(error: Exception, lang: str) -> dict:
     """The record of a file the grader itself could not grade: no score, and why."""
-    return {"score": 0, "max": None, "status": "grader failed", "checks": [],
+    return {"score": 0, "max": None, "status": Status.GRADER_FAILED, "checks": [],
             "problem": say("class_grader_failed", lang, error=f"{type(error).__name__}: {error}")}
 
 
@@ -577,9 +571,9 @@ def summarise(result, lang: str) -> dict:
                        "cause": check.failure.cause if check.failure else None,
                        "message": failure_text(check, result, lang)})
     failures = [c for c in result.checks if not c.passed and c.failure]
-    status = "graded"
-    if failures and all(c.failure.cause == LOAD_FAILURE for c in failures):
-        status = STATUS_BY_KEY.get(failures[0].failure.key, "crashed")
+    status = Status.GRADED
+    if failures and all(c.failure.unloaded for c in failures):
+        status = failures[0].failure.unloaded
     feedback = io.StringIO()
     print_report(result, lang, f"python validate.py {lesson.name}", show_seed=False, console=Console(
         file=feedback, width=100, highlight=False, color_system=None, soft_wrap=True))
@@ -762,8 +756,8 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
             console.print(say("class_stopped", lang, graded=tally.graded, left=tally.todo - tally.graded),
                           markup=False)
         return 130
-    failed = sum(r["status"] == "grader failed" for r in ordered)
-    missing = sum(r["status"] == "missing" for r in ordered)
+    failed = sum(r["status"] == Status.GRADER_FAILED for r in ordered)
+    missing = sum(r["status"] == Status.MISSING for r in ordered)
     done = {"graded": tally.graded - failed, "reused": len(ordered) - tally.todo - missing, "missing": missing,
             "seconds": f"{time.monotonic() - started:.1f}", "out": out}
     console.print(say("class_done_failed", lang, failed=failed, **done) if failed else say("class_done", lang, **done),
@@ -781,7 +775,7 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
     for entry in entries:
         if entry.path is None:
             records[entry.folder] = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
-                                     "status": "missing", "problem": entry.problem, "score": 0, "max": None}
+                                     "status": Status.MISSING, "problem": entry.problem, "score": 0, "max": None}
             continue
         key = submission_key(entry, version, seed, lang)
         kept = _kept(out / "students" / entry.folder, key)
@@ -841,7 +835,7 @@ def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
         else:
             (folder / name).unlink(missing_ok=True)
     record = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
-              "key": None if result["status"] == "grader failed" else key,
+              "key": None if result["status"] == Status.GRADER_FAILED else key,
               **{k: v for k, v in result.items() if k not in ("gradescope", "feedback")}}
     write_atomically(folder / "record.json", json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return record
@@ -931,7 +925,7 @@ def class_summary(lesson: Lesson, records: list[dict], points: dict[str, int], s
     statuses = Counter(r["status"] for r in records)
     return {"students": len(records), "scored": len(scored), "max": sum(points.values()),
             "distribution": [buckets.get(i, 0) for i in range(10)], "seed_note": seed_note,
-            "statuses": [(s, statuses[s]) for s in STATUS_NAMES if statuses[s]], "todos": todos,
+            "statuses": [(s.value, statuses[s]) for s in Status if statuses[s]], "todos": todos,
             "mean": round(sum(r["score"] for r in scored) / len(scored), 1) if scored else 0}
 
 
@@ -941,7 +935,7 @@ def bucket(index: int) -> str:
 
 
 def status_name(status: str, lang: str) -> str:
-    return say(STATUS_NAMES[status], lang)
+    return say(Status(status).message, lang)
 
 
 def headline(lesson: Lesson, summary: dict, lang: str) -> list[str]:
@@ -978,7 +972,7 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, records: list
         table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["points"]),
                       f"{todo['passed']}/{summary['scored']}", common)
     console.print(table)
-    unscored = [r for r in records if r["status"] in ("missing", "grader failed")]
+    unscored = [r for r in records if not Status(r["status"]).scored]
     if unscored:
         console.print(say("class_problems", lang, count=len(unscored)), style="red", markup=False)
         for record in unscored:
@@ -1044,6 +1038,6 @@ def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: li
 def _student_link(record: dict) -> str:
     """The student's name, a link to their feedback.txt where they have one (not a missing one)."""
     name = html.escape(record["student"])
-    if record["status"] in ("missing", "grader failed"):
+    if not Status(record["status"]).scored:
         return name
     return f'<a href="students/{html.escape(urllib.parse.quote(record["folder"]))}/feedback.txt">{name}</a>'

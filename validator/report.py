@@ -14,7 +14,6 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from .checking import LOAD_FAILURE
 from .grading import CheckResult, Grade
 from .lessons import say
 from .wire import printable
@@ -129,7 +128,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
                 runs = traced_runs(check, trace)
                 traced |= {check.name} if runs else set()
                 print_runs(console, runs, lang, runs_shown, check.title[lang])
-        unloaded = all(c.failure and c.failure.cause == LOAD_FAILURE for c in checks if not c.passed)
+        unloaded = all(c.failure and c.failure.unloaded for c in checks if not c.passed)
         if got < total and not unloaded:  # a hint can't help while the file does not load
             block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
     if trace is not None and not traced:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Callable
 from mock_llm import LessonWorld, Scenario, load_world
 
 from . import busy, jail
+from .outcomes import Problem
 from .wire import LineReader, Opaque, Record, Unawaited, decode, dump, printable  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
@@ -50,11 +51,11 @@ BACKSTOP = 12
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
 
 
-class Problem(Exception):
+class Unanswerable(Exception):
     """A request the grader will not answer: the learner's call ends as a protocol violation. (A
     model that refuses a call raises any exception with a `problem` attribute, such as the mock's
     BudgetExceeded; the call then ends with that problem.)"""
-    problem = "protocol"
+    problem = Problem.PROTOCOL
 
 
 @dataclass
@@ -62,8 +63,7 @@ class Outcome:
     """What one call did. Exactly one of value / error / problem describes how it ended."""
     value: object = None
     error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
-    problem: str | None = None  # hang, died, flood, missing, budget, bad_prompt, unexpected_llm,
-    # protocol, import_failed, import_input, import_hang, import_died, import_flood, loads_model, ...
+    problem: Problem | None = None  # why it returned no value (validator/outcomes.py)
     detail: str = ""  # for a problem: exit status, budget, ...
     stdout: str = ""
     unawaited: int = 0  # model-call coroutines made but never awaited
@@ -83,7 +83,7 @@ class LoadingModel:
     def __call__(self, op: str, *request, **extra):
         self.used = True
         if self.session is None:
-            raise Problem("no model while loading")
+            raise Unanswerable("no model while loading")
         return getattr(self.session, op)(*request, **extra)
 
 
@@ -162,7 +162,7 @@ class Submission:
             self.close()
             raise
         outcome.seconds = time.monotonic() - started
-        if outcome.problem == "hang":
+        if outcome.problem is Problem.HANG:
             outcome.detail = f"{timeout:g}"
             if self.remembers_hangs:
                 self.hung.add(func)
@@ -254,11 +254,10 @@ class Submission:
         while True:
             message = self._receive_within(self.loading)
             if isinstance(message, Outcome):  # hang or death while importing
-                if message.problem == "hang":
+                if message.problem is Problem.HANG:
                     message.detail = f"{self.import_timeout:g}"
                     message.error = {"traceback": self._stop()}
-                if message.problem in ("hang", "died"):
-                    message.problem = "import_" + message.problem
+                message.problem = message.problem.while_loading()
                 break
             op = message.get("op")
             if op in ("model", "http", "tool") and "id" in message:
@@ -270,15 +269,15 @@ class Submission:
                 self.loaded_with_model_calls = loading.used
                 return None
             if op == "flood":  # printed without end while loading
-                message = Outcome(problem="import_flood", stdout=str(message.get("stdout", "")))
+                message = Outcome(problem=Problem.IMPORT_FLOOD, stdout=str(message.get("stdout", "")))
             elif op == "import_failed":
                 error = message.get("error") if isinstance(message.get("error"), dict) else {}
-                problem = "loads_model" if loading.used else "import_failed"
+                problem = Problem.LOADS_MODEL if loading.used else Problem.IMPORT_FAILED
                 if error.get("type") == "EOFError":  # input() at module level: nobody types during grading
-                    problem = "import_input"
+                    problem = Problem.IMPORT_INPUT
                 message = Outcome(problem=problem, error=error, stdout=str(message.get("stdout", "")))
             else:
-                message = Outcome(problem="protocol", detail=f"unexpected message {op!r} while loading")
+                message = Outcome(problem=Problem.PROTOCOL, detail=f"unexpected message {op!r} while loading")
             break
         self.close()
         return message
@@ -290,11 +289,11 @@ class Submission:
         tool_calls = 0
         while True:
             message = self._receive(deadline)
-            if isinstance(message, Outcome) and message.problem == "hang" and grace and grace.extended():
+            if isinstance(message, Outcome) and message.problem is Problem.HANG and grace and grace.extended():
                 deadline = grace.deadline
                 continue
             if isinstance(message, Outcome):
-                if message.problem == "hang" and not stop:
+                if message.problem is Problem.HANG and not stop:
                     return self._hang()
                 return stop or message  # a loop that swallows the refusal is stopped anyway
             op = message.get("op")
@@ -302,9 +301,9 @@ class Submission:
                 if op == "tool":
                     tool_calls += 1
                     if tool_calls > TOOL_CALLS_LIMIT:
-                        return Outcome(problem="too_many_tool_calls", detail=str(TOOL_CALLS_LIMIT))
+                        return Outcome(problem=Problem.TOO_MANY_TOOL_CALLS, detail=str(TOOL_CALLS_LIMIT))
                     if len(self.tools_waiting) >= TOOLS_WAITING_LIMIT:
-                        return Outcome(problem="tools_waiting", detail=str(TOOLS_WAITING_LIMIT))
+                        return Outcome(problem=Problem.TOOLS_WAITING, detail=str(TOOLS_WAITING_LIMIT))
                 if op != "tool" and stop:
                     self._send({"id": message["id"], "refuse": stop.problem})
                     continue
@@ -314,17 +313,17 @@ class Submission:
                     deadline = min(deadline, grace.deadline)
             elif op == "done":
                 if message.get("call") != request["call"]:  # a result for no call we made: forged
-                    return Outcome(problem="protocol", detail="a result for another call")
+                    return Outcome(problem=Problem.PROTOCOL, detail="a result for another call")
                 outcome = self._finish(message)
                 if stop:
                     stop.stdout, stop.child_ok = outcome.stdout, True
                 return stop or outcome
             elif op == "flood":
-                return Outcome(problem="flood", stdout=str(message.get("stdout", "")))
+                return Outcome(problem=Problem.FLOOD, stdout=str(message.get("stdout", "")))
             elif op == "hang_again":  # the child saw the call stuck where an earlier one hung
                 return self._hang(again=True)
             else:
-                return Outcome(problem="protocol", detail=f"unexpected message {op!r}")
+                return Outcome(problem=Problem.PROTOCOL, detail=f"unexpected message {op!r}")
 
     def _answer_request(self, message, answer) -> Outcome | None:
         """Answer one request of the child's; an Outcome instead when the model refuses it."""
@@ -340,7 +339,7 @@ class Submission:
             job.add_done_callback(self.tools_waiting.discard)
             return None
         if handler is None:
-            refusal = Outcome(problem="unexpected_llm")
+            refusal = Outcome(problem=Problem.UNEXPECTED_LLM)
         else:
             try:
                 if op == "http":
@@ -357,7 +356,7 @@ class Submission:
                     try:
                         payload = decode(message.get("payload"))
                     except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
-                        raise Problem("malformed request") from None
+                        raise Unanswerable("malformed request") from None
                     self._send({"id": number, "reply": handler(payload)})
                 return None
             except Exception as error:
@@ -367,7 +366,7 @@ class Submission:
                     return None
                 if not hasattr(error, "problem"):  # a bug of the grader's: let it show
                     raise
-                refusal = Outcome(problem=error.problem, detail=str(error))
+                refusal = Outcome(problem=Problem(error.problem), detail=str(error))
         self._send({"id": number, "refuse": refusal.problem})
         return refusal
 
@@ -393,28 +392,28 @@ class Submission:
         try:
             return Submission._read_done(message)
         except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
-            return Outcome(problem="protocol", detail="malformed result")
+            return Outcome(problem=Problem.PROTOCOL, detail="malformed result")
 
     @staticmethod
     def _read_done(message) -> Outcome:
         common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited") or 0),
                       child_ok=True)
         if "missing" in message:
-            return Outcome(problem="missing", detail=str(message["missing"]), **common)
+            return Outcome(problem=Problem.MISSING, detail=str(message["missing"]), **common)
         if "missing_type" in message:
-            return Outcome(problem="missing_type", detail=str(message["missing_type"]), **common)
+            return Outcome(problem=Problem.MISSING_TYPE, detail=str(message["missing_type"]), **common)
         if "real_sleep" in message:
-            return Outcome(problem="real_sleep", detail=f"{float(message['real_sleep']):g}",
+            return Outcome(problem=Problem.REAL_SLEEP, detail=f"{float(message['real_sleep']):g}",
                            error={"traceback": str(message.get("traceback", ""))}, **common)
         if "error" in message and isinstance(message["error"], dict):
             return Outcome(error=message["error"], **common)
         if "refused" in message:  # refused by a model nobody here refused for: a forged message
-            return Outcome(problem="protocol", detail="unexpected refusal")
+            return Outcome(problem=Problem.PROTOCOL, detail="unexpected refusal")
         return Outcome(value=decode(message.get("value")), **common)
 
     def _hang(self, again: bool = False) -> Outcome:
         """The call ran out of time: stop it, learn where it was stuck."""
-        outcome = Outcome(problem="hang", again=again)
+        outcome = Outcome(problem=Problem.HANG, again=again)
         outcome.error = {"traceback": self._stop(outcome)}
         return outcome
 
@@ -436,7 +435,7 @@ class Submission:
                 outcome.child_ok = (message.get("clean") is True and "stopped" in message
                                     and message.get("call") == self.calls_made)
             elif op in ("model", "http", "tool") and "id" in message:
-                self._send({"id": message["id"], "refuse": "hang"})
+                self._send({"id": message["id"], "refuse": Problem.HANG})
         return where or ""
 
     def _send(self, message, sock: socket.socket | None = None):
@@ -450,32 +449,32 @@ class Submission:
                 pass  # the child is gone; _receive reports how it ended
 
     def _receive_within(self, limit: busy.Limit) -> dict | Outcome:
-        """The next message, or Outcome(problem="hang") once the limit is out of the child's own time."""
+        """The next message, or Outcome(problem=Problem.HANG) once the limit is out of the child's own time."""
         while True:
             message = self._receive(limit.deadline)
-            if not (isinstance(message, Outcome) and message.problem == "hang" and limit.extended()):
+            if not (isinstance(message, Outcome) and message.problem is Problem.HANG and limit.extended()):
                 return message
 
     def _receive(self, deadline) -> dict | Outcome:
         while not self.pending:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return Outcome(problem="hang")
+                return Outcome(problem=Problem.HANG)
             self.sock.settimeout(remaining)
             try:
                 chunk = self.sock.recv(1 << 20)
             except socket.timeout:
-                return Outcome(problem="hang")
+                return Outcome(problem=Problem.HANG)
             except OSError:
                 chunk = b""
             if not chunk:
-                return Outcome(problem="died", detail=self._exit_status())
+                return Outcome(problem=Problem.DIED, detail=self._exit_status())
             try:
                 messages = self.reader.feed(chunk)
             except ValueError as error:
-                return Outcome(problem="protocol", detail=str(error) or "unreadable message")
+                return Outcome(problem=Problem.PROTOCOL, detail=str(error) or "unreadable message")
             if not all(isinstance(m, dict) for m in messages):
-                return Outcome(problem="protocol", detail="unreadable message")
+                return Outcome(problem=Problem.PROTOCOL, detail="unreadable message")
             self.pending.extend(messages)
         return printable(self.pending.pop(0))
 
