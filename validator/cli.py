@@ -233,12 +233,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             from .classroom import check_folders, grade_class
             seed = read_seed(args)
-            check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
-            isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
             shard = None
             if args.shard is not None:
                 from .shards import parse_shard
                 shard = parse_shard(args.shard, dict(os.environ))
+            check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
+            isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
                                reseed=args.reseed, shard=shard)
         if args.command == "merge":

@@ -166,7 +166,9 @@ def merge(out: Path, folders: list[Path], console: Console, lang: str) -> int:
         by_index[saved["shard"]] = folder
     missing = [str(k) for k in range(1, first["shards"] + 1) if k not in by_index]
     if missing:
-        raise LessonError("merge_missing", missing=", ".join(missing), shards=first["shards"], given=len(folders))
+        # all text: shard 2 missing of 2 given is the same figure twice, not two that read alike (say)
+        raise LessonError("merge_missing", missing=", ".join(missing), shards=str(first["shards"]),
+                          given=str(len(folders)))
     lesson = load_lesson(first["lesson"])
     if lesson_version(lesson) != first["version"]:
         raise LessonError("merge_other_kit", lesson=lesson.name)
