@@ -8,6 +8,7 @@ commands with the index the Job controller sets (JOB_COMPLETION_INDEX, 0-based);
 submitted by hand (a stand-in sbatch that records what it is asked) and run as each array task
 with the variables Slurm sets.
 """
+import io
 import json
 import os
 import re
@@ -289,7 +290,7 @@ def test_a_shard_stopped_before_its_end_leaves_nothing_to_merge(graded, tmp_path
 
     def stopped(*args, **kwargs):
         raise KeyboardInterrupt
-    console = Console(file=open(os.devnull, "w"))
+    console = Console(file=io.StringIO())
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(classroom, "_records", stopped)
         code = classroom.grade_class(load_lesson("day06"), subs, shard, int(SEED), 2, "en", console, shard=Shard(1, 3))
@@ -443,7 +444,7 @@ def test_the_slurm_script_submits_its_array_and_merge_and_grades_each_task(grade
     assert array == f"--parsable {script}"
     assert merge.startswith("--dependency=afterok:4242 ")  # the array's id, without the cluster
     wrapped = merge.split("--wrap=", 1)[1]
-    if unjailed():  # the scripts's task: made to grade here, for this test only
+    if unjailed():  # the script's task: made to grade here, for this test only
         script.write_text(text.replace("--shard auto", "--shard auto --allow-unisolated"), encoding="utf-8")
     for task in (1, 2, 3):  # the variables Slurm sets in each task of --array=1-3
         slurm = {"SLURM_ARRAY_TASK_ID": str(task), "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "3",

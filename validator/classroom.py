@@ -23,6 +23,9 @@ changed (the key), or whose outputs are gone; a failure of the grader itself is 
 stay warm (see Workers): the grader and the checks are loaded once per worker, and each
 submission's sandboxed child starts as a fork of a ready sandbox. The same inputs give the same
 bytes, from any working folder, but for the `seconds` column, which is measured.
+
+With `--shard K/N` a run grades only its share of the class, and saves what `merge` needs in
+place of the gradebooks; merge ends as a run does, in finish_class (shards.py).
 """
 from __future__ import annotations
 
