@@ -174,7 +174,8 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("engine", choices=ENGINES, help="where the shards run")
         p.add_argument("--lesson", required=True, help="the lesson to grade, such as day06")
         p.add_argument("--shards", type=positive, default=4, help="how many shards (default: 4)")
-        p.add_argument("--cpus", type=positive, default=4, help="CPUs of each shard, where the engine asks (default: 4)")
+        p.add_argument("--cpus", type=positive, default=4,
+                       help="CPUs of each shard, where the engine asks for them (default: 4)")
         p.add_argument("--out", type=Path, metavar="FILE", help="write the file here (default: print it)")
     if command == "audit":
         from .audit import LIMIT

@@ -35,7 +35,7 @@ def github(lesson: str, shards: int, cpus: int) -> str:
         with:
           python-version: "3.11"
       - run: python -m pip install --quiet -e ."""
-    return f"""# Grading {lesson} in {shards} shards on GitHub Actions, made by `python validate.py shard-recipe github`.
+    return f"""# Grading {lesson} in {shards} shards on GitHub Actions (`python validate.py shard-recipe github`).
 # Commit it as .github/workflows/grade-{lesson}.yml in a private repository holding the kit and
 # the students' files in submissions/ (one .py, folder or .zip per student), set the secret
 # REACTLINGS_SEED to your seed, and run it from the Actions tab (workflow_dispatch). The
@@ -110,7 +110,7 @@ def kubernetes(lesson: str, shards: int, cpus: int) -> str:
             - name: seed
               mountPath: /seed
               readOnly: true"""
-    return f"""# Grading {lesson} in {shards} shards on Kubernetes, made by `python validate.py shard-recipe kubernetes`.
+    return f"""# Grading {lesson} in {shards} shards on Kubernetes (`python validate.py shard-recipe kubernetes`).
 # Needs: an image with the kit installed in /kit (COPY the kit, then `python -m pip install .`),
 # named in both `image:` lines; a ReadWriteMany PersistentVolumeClaim "reactlings-class" holding
 # the students' files in submissions/ (one .py, folder or .zip per student); your seed in a
@@ -191,7 +191,7 @@ def slurm(lesson: str, shards: int, cpus: int) -> str:
     """A batch script that is both the array's task and, run by hand, the submitter of the array
     and of the merge after it (afterok: only once every task ended well)."""
     return f"""#!/bin/bash
-# Grading {lesson} in {shards} shards on Slurm, made by `python validate.py shard-recipe slurm`.
+# Grading {lesson} in {shards} shards on Slurm (`python validate.py shard-recipe slurm`).
 # Edit the paths below (a folder every node sees), then, on the login node:
 #   bash THIS-FILE
 # It submits itself as an array of {shards} tasks, one per shard, and the merge as a job that

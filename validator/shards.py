@@ -89,7 +89,8 @@ def class_digest(entries: list[Entry], ignored: list[str]) -> str:
     """The class as a shard found it: every student, their file and what it holds, its flags and
     notes, and what was ignored. Shards that found different classes can't be merged."""
     found = [[e.student, e.folder, e.shown, e.digest, e.problem, e.flags, e.notes] for e in entries]
-    return hashlib.sha256(json.dumps([found, ignored], ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    text = json.dumps([found, ignored], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 # ---------------------------------------------------------------- --shard K/N, auto, auto/N
@@ -161,8 +162,8 @@ def merge(out: Path, folders: list[Path], console: Console, lang: str) -> int:
     by_index: dict[int, Path] = {}
     for saved, folder in zip(shards, folders):
         if saved["shard"] in by_index:
-            raise LessonError("merge_twice", shard=saved["shard"], shards=first["shards"], first=by_index[saved["shard"]],
-                              other=folder)
+            raise LessonError("merge_twice", shard=saved["shard"], shards=first["shards"],
+                              first=by_index[saved["shard"]], other=folder)
         by_index[saved["shard"]] = folder
     missing = [str(k) for k in range(1, first["shards"] + 1) if k not in by_index]
     if missing:
