@@ -235,6 +235,23 @@ def test_merge_refuses_missing_repeated_and_foreign_shards_and_writes_nothing(gr
     assert "different number of shards" in refused(*shards, tmp_path / "halves")
 
 
+@pytest.mark.slow
+def test_shards_with_nobody_in_them_are_saved_and_merged(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(CORPUS / "good_regex.py", subs / "alice.py")
+    shards = [tmp_path / f"shard-{k}" for k in (1, 2, 3, 4)]
+    for k, shard in enumerate(shards, 1):
+        done = validate("grade", "day06", str(subs), "--out", str(shard), "--shard", f"{k}/4", "--jobs", "1",
+                        *unjailed())
+        assert done.returncode == 0, done.stderr
+    sizes = [len(json.loads((shard / ".shard.json").read_text(encoding="utf-8"))["records"]) for shard in shards]
+    assert sorted(sizes) == [0, 0, 0, 1]
+    done = validate("merge", str(tmp_path / "grades"), *map(str, shards))
+    assert done.returncode == 0 and "4 shards merged: 1 students" in done.stdout
+    assert (tmp_path / "grades" / "students" / "alice" / "results.json").is_file()
+
+
 def forged(shard: Path, to: Path, **changes) -> Path:
     """A copy of a shard's folder whose .shard.json says otherwise."""
     shutil.copytree(shard, to)
