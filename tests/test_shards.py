@@ -295,6 +295,22 @@ def test_merge_refuses_a_student_in_two_shards_and_shards_of_another_kit(graded,
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("folder", ["../../elsewhere", "..", "a/b", ""])
+def test_merge_copies_nothing_outside_its_folder_whatever_a_shard_file_says(graded, tmp_path, folder):
+    _, _, _, shards, _ = graded
+
+    def moved(entries):
+        return [dict(entries[0], folder=folder)] + entries[1:]
+    first = json.loads((shards[0] / ".shard.json").read_text(encoding="utf-8"))
+    name = first["entries"][0]["folder"]
+    other = forged(shards[0], tmp_path / "forged", entries=moved,
+                   records=lambda records: {folder: records[name], **{k: v for k, v in records.items() if k != name}})
+    done = validate("merge", str(tmp_path / "out" / "grades"), str(other), *map(str, shards[1:]))
+    assert done.returncode == 2 and "holds no shard's grades" in done.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.slow
 def test_a_shard_stopped_before_its_end_leaves_nothing_to_merge(graded, tmp_path):
     from rich.console import Console
 

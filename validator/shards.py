@@ -188,11 +188,17 @@ def merge(out: Path, folders: list[Path], console: Console, lang: str) -> int:
 
 
 def _read(folder: Path) -> dict:
+    """A shard's SHARD_FILE, if it is one: every field there, one record per entry, and each
+    student's folder a plain name, so that no copy lands outside `out`/students."""
     try:
         saved = json.loads((folder / SHARD_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise LessonError("merge_not_a_shard", path=folder, file=SHARD_FILE) from None
-    if not isinstance(saved, dict) or not {*AGREED, "shard", "entries", "records", "ignored", "students"} <= set(saved):
+        fields = {*AGREED, "shard", "entries", "records", "ignored", "students"} <= set(saved)
+        names = [entry["folder"] for entry in saved["entries"]] if fields else []
+        plain = all(isinstance(n, str) and n not in ("", ".", "..") and Path(n).name == n for n in names)
+        whole = fields and plain and sorted(names) == sorted(saved["records"])
+    except (OSError, ValueError, TypeError, KeyError):
+        whole = False
+    if not whole:
         raise LessonError("merge_not_a_shard", path=folder, file=SHARD_FILE)
     return saved
 
