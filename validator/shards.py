@@ -39,7 +39,7 @@ from rich.console import Console
 from mock_llm import DEFAULT_SEED
 
 from .classroom import (SEED_FINGERPRINT, Entry, _holds_more_than_gradebooks, finish_class, lesson_version,
-                        same_name, seed_fingerprint)
+                        seed_fingerprint)
 from .lessons import LessonError, load_lesson, say
 from .workspace import write_atomically
 
