@@ -23,6 +23,9 @@ changed (the key), or whose outputs are gone; a failure of the grader itself is 
 stay warm (see Workers): the grader and the checks are loaded once per worker, and each
 submission's sandboxed child starts as a fork of a ready sandbox. The same inputs give the same
 bytes, from any working folder, but for the `seconds` column, which is measured.
+
+With `--shard K/N` a run grades only its share of the class, and saves what `merge` needs in
+place of the gradebooks; merge ends as a run does, in finish_class (shards.py).
 """
 from __future__ import annotations
 
@@ -86,6 +89,7 @@ class Entry:
     flags: list[str] = field(default_factory=list)  # reasons to look at it: a clash of names, a hard link
     notes: list[str] = field(default_factory=list)  # what was chosen: which of several files
     inode: tuple[int, int] | None = None  # (device, inode) of the file read: hard links are one file
+    reader_name: str = ""  # the name as a reader takes it (same_name): which shard grades it (shards.py)
 
 
 class Refused(Exception):
@@ -143,8 +147,10 @@ def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path
         clash = len(files) > 1
         student = distinct_name(file) if clash else printable_name(name)
         flags = [say("class_flag_clash", lang, files=", ".join(map(distinct_name, files)))] if clash else []
-        entries.append(_entry(submissions / file, student, folders[file], flags, submissions, lesson,
-                              staging / folders[file], lang))
+        entry = _entry(submissions / file, student, folders[file], flags, submissions, lesson,
+                       staging / folders[file], lang)
+        entry.reader_name = same_name(name)
+        entries.append(entry)
     _flag_hard_links(entries, lang)
     return entries, ignored
 
@@ -720,10 +726,11 @@ class Tally:
 
 
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
-                console: Console, reseed: bool = False) -> int:
+                console: Console, reseed: bool = False, shard=None) -> int:
     """Grade every submission into the gradebooks in `out`. 130 when stopped by Ctrl-C, at any
     moment: what was graded is saved, and the same command grades the rest. An `out` graded with
-    another seed is refused unless `reseed`."""
+    another seed is refused unless `reseed`. A `shard` (shards.Shard) grades only its share of the
+    class into `out`, and saves what `merge` needs instead of the gradebooks."""
     started = time.monotonic()
     check_folders(submissions, out)
     check_seed(out, seed, reseed, lang)
@@ -739,15 +746,12 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                                   path=submissions, ignored=", ".join(ignored))
             out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
             write_atomically(out / SEED_FINGERPRINT, seed_fingerprint(seed) + "\n")  # before any grade
-            records = _records(entries, lesson, out, seed, jobs, lang, console, tally)
-        flagged, noted, lines = look_at(entries, records, lesson, lang)
-        ordered = [dict(r, flags=flagged.get(r["folder"], []), notes=noted.get(r["folder"], []))
-                   for r in sorted(records.values(), key=by_name)]
-        points = todo_points(lesson)
-        _write_gradebooks(out, lesson, ordered, points)
-        summary = class_summary(lesson, ordered, points, public)
-        write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, ignored, lang))
-        print_summary(console, lesson, summary, ordered, lines, ignored, lang)
+            share = shard.share(out, entries) if shard else entries
+            records = _records(share, lesson, out, seed, jobs, lang, console, tally)
+        if shard:
+            ordered = shard.save(out, lesson, seed, lang, entries, records, ignored, console)
+        else:
+            ordered = finish_class(out, lesson, entries, records, ignored, public, lang, console)
     except KeyboardInterrupt:
         if tally.workers is None:
             console.print(say("class_stopped_early", lang), markup=False)
@@ -763,6 +767,23 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
     console.print(say("class_done_failed", lang, failed=failed, **done) if failed else say("class_done", lang, **done),
                   markup=False)
     return 0
+
+
+def finish_class(out: Path, lesson: Lesson, entries: list[Entry], records: dict[str, dict], ignored: list[str],
+                 seed_note: str, lang: str, console: Console) -> list[dict]:
+    """The gradebooks of the whole class from every student's record (by folder): the flags that
+    compare students, grades.csv and grades.json, summary.html, the summary on the terminal. A
+    class run and a merge of shards both end here, so that they write the same bytes. The records,
+    in the gradebooks' order, with their flags and notes."""
+    flagged, noted, lines = look_at(entries, records, lesson, lang)
+    ordered = [dict(r, flags=flagged.get(r["folder"], []), notes=noted.get(r["folder"], []))
+               for r in sorted(records.values(), key=by_name)]
+    points = todo_points(lesson)
+    _write_gradebooks(out, lesson, ordered, points)
+    summary = class_summary(lesson, ordered, points, seed_note)
+    write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, ignored, lang))
+    print_summary(console, lesson, summary, ordered, lines, ignored, lang)
+    return ordered
 
 
 def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: int, lang: str,

@@ -8,6 +8,9 @@
     python validate.py watch [day06]    grade on every save
     python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
+    python validate.py grade ... --shard K/N                     grade shard K of N of the class, on one of N machines
+    python validate.py merge GRADES SHARD_FOLDERS...             the shards' gradebooks, as one run writes them
+    python validate.py shard-recipe github|kubernetes|slurm      a ready file that grades a class in shards there
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
@@ -37,7 +40,7 @@ from .runner import start_submission
 if TYPE_CHECKING:
     from rich.console import Console
 
-INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
+INSTRUCTORS = ("grade", "merge", "shard-recipe", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
@@ -159,6 +162,21 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         isolation.add_argument("--require-isolation", action="store_true",
                                help="refuse to grade where the sandbox can't isolate submissions: the default, "
                                     "named for scripts written when it was not")
+        p.add_argument("--shard", metavar="K/N",
+                       help="grade only shard K of N (1 to N) of the class into GRADES, for `merge`; auto: from a "
+                            "Slurm array's variables, auto/N: from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX")
+    if command == "merge":
+        p.add_argument("out", type=Path, metavar="GRADES", help="where the class's gradebooks go")
+        p.add_argument("shards", type=Path, nargs="+", metavar="SHARD_FOLDER",
+                       help="every shard's --out folder (grade --shard K/N), each once")
+    if command == "shard-recipe":
+        from .recipes import ENGINES
+        p.add_argument("engine", choices=ENGINES, help="where the shards run")
+        p.add_argument("--lesson", required=True, help="the lesson to grade, such as day06")
+        p.add_argument("--shards", type=positive, default=4, help="how many shards (default: 4)")
+        p.add_argument("--cpus", type=positive, default=4,
+                       help="CPUs of each shard, where the engine asks for them (default: 4)")
+        p.add_argument("--out", type=Path, metavar="FILE", help="write the file here (default: print it)")
     if command == "audit":
         from .audit import LIMIT
         p.add_argument("lessons", nargs="+", help="lessons such as day06, or all")
@@ -216,10 +234,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             from .classroom import check_folders, grade_class
             seed = read_seed(args)
+            shard = None
+            if args.shard is not None:
+                from .shards import parse_shard
+                shard = parse_shard(args.shard, dict(os.environ))
             check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
             isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
-                               reseed=args.reseed)
+                               reseed=args.reseed, shard=shard)
+        if args.command == "merge":
+            from .shards import merge
+            return merge(args.out, args.shards, console, lang)
+        if args.command == "shard-recipe":
+            return shard_recipe(args, console, lang)
         if args.command == "audit":
             from .audit import audit_command
             names = lesson_names() if args.lessons == ["all"] else args.lessons
@@ -234,6 +261,21 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:  # a folder that can't be made, a file that can't be written or read
         return usage_error(say("os_error", lang, problem=error.strerror or str(error), path=error.filename or ""),
                            lang)
+
+
+def shard_recipe(args, console: Console, lang: str) -> int:
+    """The engine's file, printed or written to --out."""
+    from .platforms import check_output_file
+    from .recipes import SUFFIXES, recipe
+    if args.out is not None:
+        check_output_file(args.out, SUFFIXES[args.engine])
+    text = recipe(args.engine, load_lesson(args.lesson), args.shards, args.cpus)
+    if args.out is None:
+        console.out(text, end="", highlight=False)
+        return 0
+    workspace.write_atomically(args.out, text)
+    console.print(say("recipe_written", lang, engine=args.engine, path=args.out), markup=False)
+    return 0
 
 
 def terminal(command: str) -> Console:
