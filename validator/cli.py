@@ -8,6 +8,7 @@
     python validate.py watch [day06]    grade on every save
     python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
+    python validate.py override GRADES STUDENT TARGET POINTS      overrule the grader: a TODO's or a check's points
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
@@ -37,7 +38,7 @@ from .runner import start_submission
 if TYPE_CHECKING:
     from rich.console import Console
 
-INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
+INSTRUCTORS = ("grade", "override", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
@@ -159,6 +160,13 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         isolation.add_argument("--require-isolation", action="store_true",
                                help="refuse to grade where the sandbox can't isolate submissions: the default, "
                                     "named for scripts written when it was not")
+    if command == "override":
+        p.add_argument("grades", type=Path, metavar="GRADES", help="the --out folder of a class graded with grade")
+        p.add_argument("student", help="the student's name, as in grades.csv")
+        p.add_argument("target", help="a TODO (TODO 2.1) or a check, by its name in grades.json")
+        p.add_argument("points", nargs="?", help="the TODO's or the check's new points, 0 to what it is worth")
+        p.add_argument("--comment", default="", help="why: shown to the student in feedback.txt and results.json")
+        p.add_argument("--remove", action="store_true", help="take the override out: the autograder's grade comes back")
     if command == "audit":
         from .audit import LIMIT
         p.add_argument("lessons", nargs="+", help="lessons such as day06, or all")
@@ -220,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
             isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
                                reseed=args.reseed)
+        if args.command == "override":
+            from .overrides import override_command
+            return override_command(args.grades, args.student, args.target, args.points, args.comment, args.remove,
+                                    console, lang)
         if args.command == "audit":
             from .audit import audit_command
             names = lesson_names() if args.lessons == ["all"] else args.lessons
