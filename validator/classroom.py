@@ -854,8 +854,10 @@ def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
 
 
 def student_outputs(results: dict, feedback: str) -> dict[str, str]:
-    """A student's results.json (Gradescope's) and feedback.txt, as written."""
-    return {"results.json": json.dumps(results, ensure_ascii=False, indent=2) + "\n", "feedback.txt": feedback}
+    """A student's results.json (Gradescope's) and feedback.txt, as written: the keys sorted, as in the
+    record they are made again from."""
+    return {"results.json": json.dumps(results, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+            "feedback.txt": feedback}
 
 
 def _notes(record: dict) -> list[str]:

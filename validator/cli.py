@@ -8,7 +8,7 @@
     python validate.py watch [day06]    grade on every save
     python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
-    python validate.py override GRADES STUDENT TARGET POINTS      overrule the grader: a TODO's or a check's points
+    python validate.py override GRADES STUDENT TARGET POINTS    overrule the grader: a TODO's or a check's points
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow

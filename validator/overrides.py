@@ -244,7 +244,10 @@ def apply(out: Path, lesson: Lesson, records: list[dict], points: dict[str, int]
     """The records as the gradebooks show them, and a line for each override that matched nothing.
     Each student's results.json and feedback.txt are made again from their record's own (the
     autograder's) with their overrides; a file that would not change is left alone. Records keep
-    the autograder's score in `autograder` and list their `overrides`; they lose the outputs."""
+    the autograder's score in `autograder` and list their `overrides`; they lose the outputs.
+
+    Whatever writes gradebooks from records (record.json as saved: the outputs in it) calls this
+    once, just before: `apply(out, lesson, records, points, read(out), lang)`."""
     found, unmatched = matched(records, overrides, lesson, points, out / FILE, lang)
     shown = []
     for record in records:
