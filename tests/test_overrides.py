@@ -22,11 +22,9 @@ def graded(tmp_path_factory):
     """A class graded once, without overrides: alice full marks, bob loses a point on TODO 2.1."""
     folder = tmp_path_factory.mktemp("overrides")
     subs = folder / "subs"
-    subs.mkdir()
-    shutil.copy(CORPUS / "good_regex.py", subs / "alice.py")
-    shutil.copy(CORPUS / "bad_history_reversed.py", subs / "bob.py")
-    shutil.copy(CORPUS / "good_separators.py", subs / f"{LI}.py")
-    (subs / "hank").mkdir()  # missing: nothing to override
+    (subs / "hank").mkdir(parents=True)  # missing: nothing to override
+    for student, source in (("alice", "good_regex"), ("bob", "bad_history_reversed"), (LI, "good_separators")):
+        shutil.copy(CORPUS / f"{source}.py", subs / f"{student}.py")
     code, printed = _grade_here(subs, folder / "out")
     assert code == 0, printed
     return subs, folder / "out"
