@@ -173,10 +173,10 @@ def test_an_override_that_no_longer_matches_is_said_and_kept_not_applied(graded,
     (b'student,target,points,comment\nbob,TODO 2.1,3,"closed" then not\n', "row 2 is not valid CSV"),
     (b"student,target,points,score\n", "the header names a column 'score'"),
     (b"student,target,comment\n", "the header has no points column"),
-    (b"Student,Target,Points,Points\n", "the header names a column 'points'"),
+    (b"Student,Target,Points,Points\n", "the header names the column points twice"),
     (b"student,target,points\nbob,TODO 2.1,three\n", "row 2: points 'three' is not a number"),
     (b"student,target,points\nbob,TODO 2.1,-1\n", "row 2: points '-1' is not a number"),
-    (b"student,target,points\n,,\nbob,TODO 2.1,1,oops\n", "row 3 has text in column 4"),
+    (b"student,target,points\n,,\nbob,TODO 2.1,1,oops\n", "row 3 has text in column D"),
     (b"student,target,points\nbob,TODO 2.1,1\n,TODO 1.2,1\n", "row 3 has no student"),
 ])
 def test_a_file_that_is_no_overrides_is_an_error_naming_its_row(tmp_path, text, said):

@@ -101,7 +101,7 @@ def overrides_of(table: Table, path: Path) -> list[Override]:
             continue
         stray = [i for i, cell in enumerate(cells) if cell.strip() and i not in columns.values()]
         if stray:
-            raise LessonError("override_stray_cell", path=path, row=number, column=stray[0] + 1)
+            raise LessonError("override_stray_cell", path=path, row=number, column=column_letters(stray[0]))
         cell = {name: unmarked(cells[i].strip()) if i < len(cells) else "" for name, i in columns.items()}
         for name in REQUIRED:
             if not cell[name]:
@@ -118,13 +118,25 @@ def columns_of(table: Table, path: Path) -> dict[str, int]:
         name = name.strip().casefold()
         if not name:  # a column a spreadsheet kept without a name: its cells must be empty
             continue
-        if name not in COLUMNS or name in columns:
+        if name in columns:
+            raise LessonError("override_column_twice", path=path, column=name)
+        if name not in COLUMNS:
             raise LessonError("override_bad_column", path=path, column=name, columns=", ".join(COLUMNS))
         columns[name] = place
     for name in REQUIRED:
         if name not in columns:
             raise LessonError("override_no_column", path=path, column=name, columns=", ".join(COLUMNS))
     return columns
+
+
+def column_letters(place: int) -> str:
+    """A column as spreadsheets name it: A for the first, Z, AA, AB…"""
+    letters = ""
+    place += 1
+    while place:
+        place, rest = divmod(place - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
 
 
 def unmarked(cell: str) -> str:
