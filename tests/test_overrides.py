@@ -261,3 +261,27 @@ def test_the_override_command_checks_what_it_saves_and_keeps_every_other_row(tmp
     assert [o.student for o in read(out)] == ["zoe", LI]
     (out / FILE).write_bytes(b"student,target,points\nbob,2.1,x\n")  # a broken file is not written over
     assert override(out, LI, "2.1", "1", capsys=capsys)[0] == 2 and (out / FILE).read_bytes().endswith(b"x\n")
+
+
+def test_a_todos_override_decides_its_points_over_its_checks_and_decimals_add_up():
+    from validator.overrides import Target, overridden
+    lesson = load_lesson("day06")
+    checks = [{"name": f"test_{n}", "todo": "2.1", "points": 1, "passed": n == "a", "title": n} for n in ("a", "b")]
+    tests = [{"name": f"TODO 2.1 · {n}", "score": int(n == "a"), "max_score": 1, "status": "", "output": ""}
+             for n in ("a", "b")]
+    record = {"student": "bob", "folder": "bob", "score": 20, "max": 25, "todos": {"2.1": [1, 4], "3.1": [6, 6]},
+              "checks": checks, "notes": [], "gradescope": {"score": 20, "output": "day06: 20/25", "tests": tests},
+              "feedback": "report\n"}
+    half = (Override(2, "bob", "test_b", 0.5, ""), Target("2.1", 1, 1, 0, "TODO 2.1 · b"))
+    point_one = (Override(3, "bob", "test_a", 0.1, ""), Target("2.1", 0, 1, 1, "TODO 2.1 · a"))
+    once = overridden(record, [half, point_one], lesson, "en")
+    assert (once["score"], once["todos"]["2.1"], once["gradescope"]["score"]) == (19.6, [0.6, 4], 19.6)
+    whole = overridden(record, [(Override(4, "bob", "2.1", 3, "by hand"), Target("2.1", None, 4, 1, "TODO 2.1")),
+                                half], lesson, "en")
+    assert (whole["score"], whole["todos"], whole["autograder"]["score"]) == (22, {"2.1": [3, 4], "3.1": [6, 6]}, 20)
+    assert [t["score"] for t in whole["gradescope"]["tests"]] == [1, 0.5, 3]  # the checks' tests, then the TODO's
+    assert whole["feedback"] == ("report\n\nYour instructor changed these grades:\n"
+                                 "  TODO 2.1 · build the prompt: 3/4 (the autograder gave 1) — by hand\n"
+                                 "  TODO 2.1 · b: 0.5/1 (the autograder gave 0)\n"
+                                 "score after the instructor's changes: 22/25 (the autograder gave 20)\n")
+    assert record["score"] == 20 and [t["score"] for t in tests] == [1, 0]  # the autograder's, untouched
