@@ -28,7 +28,7 @@ import io
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -52,6 +52,7 @@ class Override:
     target: str  # a TODO's id (`TODO 2.1` read as 2.1) or a check's name
     points: int | float
     comment: str
+    written: str = field(default="", compare=False)  # the target as the file has it, to say which row is meant
 
 
 @dataclass
@@ -107,7 +108,8 @@ def overrides_of(table: Table, path: Path) -> list[Override]:
             if not cell[name]:
                 raise LessonError("override_empty_cell", path=path, row=number, column=name)
         overrides.append(Override(number, cell["student"], target_of(cell["target"]),
-                                  points_of(cell["points"], path, number), " ".join(cell.get("comment", "").split())))
+                                  points_of(cell["points"], path, number), " ".join(cell.get("comment", "").split()),
+                                  cell["target"]))
     return overrides
 
 
@@ -226,7 +228,7 @@ def matched(records: list[dict], overrides: list[Override], lesson: Lesson, poin
         aim = target(record, override, points) if record and record.get("todos") else None
         if aim is None:
             unmatched.append(say("override_unmatched", lang, row=override.row, student=override.student,
-                                 target=override.target, why=why_not(record, override, lesson.name, lang)))
+                                 target=override.written, why=why_not(record, override, lesson.name, lang)))
             continue
         if override.points > aim.max:
             raise LessonError("override_out_of_range", path=path, row=override.row, points=override.points,
