@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_classroom import CORPUS, ROOT, _grade_here, rows
+from test_classroom import CORPUS, ROOT, _grade_here, grade_class, rows
 
 from validator import classroom
 from validator.cli import main
@@ -186,11 +186,17 @@ def test_a_file_that_is_no_overrides_is_an_error_naming_its_row(tmp_path, text, 
         read(tmp_path)
 
 
-def test_errors_speak_chinese_too(tmp_path):
-    (tmp_path / FILE).write_bytes(b"student,target,points\nbob,TODO 2.1,three\n")
-    with pytest.raises(LessonError) as error:
-        read(tmp_path)
-    assert error.value.said("zh").endswith("第 2 行：分数 'three' 不是一个大于等于 0 的分数：请写成 3 或 2.5 这样")
+@pytest.mark.parametrize("lang, said", [("en", "row 2: points 'three' is not a number of points, 0 or more"),
+                                         ("zh", "第 2 行：分数 'three' 不是一个大于等于 0 的分数：请写成 3 或 2.5 这样")])
+def test_grade_says_a_broken_file_before_grading_anyone(tmp_path, lang, said):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    shutil.copy(CORPUS / "good_regex.py", subs / "alice.py")
+    out.mkdir()
+    (out / FILE).write_bytes(b"student,target,points\nbob,TODO 2.1,three\n")
+    done = grade_class(subs, out, "--lang", lang)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == [FILE]  # nothing graded, nothing written
 
 
 def test_a_spreadsheets_csv_is_read_as_it_was_meant(tmp_path):
