@@ -162,9 +162,9 @@ def command_parser(command: str) -> argparse.ArgumentParser:
                                     "named for scripts written when it was not")
     if command == "override":
         p.add_argument("grades", type=Path, metavar="GRADES", help="the --out folder of a class graded with grade")
-        p.add_argument("student", help="the student's name, as in grades.csv")
-        p.add_argument("target", help="a TODO (TODO 2.1) or a check, by its name in grades.json")
-        p.add_argument("points", nargs="?", help="the TODO's or the check's new points, 0 to what it is worth")
+        p.add_argument("student", metavar="STUDENT", help="the student's name, as in grades.csv")
+        p.add_argument("target", metavar="TARGET", help="a TODO (TODO 2.1) or a check, by its name in grades.json")
+        p.add_argument("points", nargs="?", metavar="POINTS", help="the TODO's or the check's new points, 0 to what it is worth")
         p.add_argument("--comment", default="", help="why: shown to the student in feedback.txt and results.json")
         p.add_argument("--remove", action="store_true", help="take the override out: the autograder's grade comes back")
     if command == "audit":
