@@ -68,6 +68,7 @@ def test_overrides_of_a_todo_and_a_check_show_everywhere_survive_a_regrade_and_g
 
     code, printed = _grade_here(subs, out)
     assert code == 0 and printed.splitlines()[-1].startswith("0 graded, 3 unchanged"), printed
+    assert "Overrides applied: 2 (overrides.csv)\n" in printed and "not applied" not in printed
     table, now = rows(out), book(out)
     assert (table["bob"]["score"], table["bob"]["TODO 2.1 (/4)"]) == ("25", "4")
     assert "overridden: TODO 2.1 · build the prompt: 4/4 (the autograder gave 3) — in order" in table["bob"]["flags"]
@@ -161,7 +162,7 @@ def test_an_override_that_no_longer_matches_is_said_and_kept_not_applied(graded,
                  "row 3: zoe · TODO 2.1: no student zoe in this class",
                  "row 4: hank · TODO 2.1: nothing of theirs was graded (missing)",
                  "row 6: alice · TODO 9.9: day06 has no TODO or check 9.9 (did the lesson change?)"]
-    assert "Overrides not applied (4), kept in overrides.csv:\n" + "".join(f"  {line}\n" for line in unmatched) in said
+    assert "Overrides applied: 1 (overrides.csv)\nOverrides not applied (4), kept in overrides.csv:\n" + "".join(f"  {line}\n" for line in unmatched) in said
     page = (out / "summary.html").read_text(encoding="utf-8")
     assert all(f"<li>{line}</li>" in page for line in unmatched)
     assert (out / FILE).read_text(encoding="utf-8") == text  # the instructor's file: never written by grading

@@ -760,7 +760,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
         summary = dict(class_summary(lesson, ordered, points, public), unmatched_overrides=unmatched)
         write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, ignored, lang))
         print_summary(console, lesson, summary, ordered, lines, ignored, lang)
-        overrides.print_unmatched(console, unmatched, lang)
+        overrides.print_overrides(console, ordered, unmatched, lang)
     except KeyboardInterrupt:
         if tally.workers is None:
             console.print(say("class_stopped_early", lang), markup=False)

@@ -329,7 +329,11 @@ def _results(results: dict, changes: list[tuple[Override, Target]], lesson: Less
     return results
 
 
-def print_unmatched(console: Console, unmatched: list[str], lang: str) -> None:
+def print_overrides(console: Console, records: list[dict], unmatched: list[str], lang: str) -> None:
+    """On the terminal: how many overrides were applied, and each that matched nothing, with why."""
+    applied = sum(len(record.get("overrides", [])) for record in records)
+    if applied:
+        console.print(say("override_applied", lang, count=applied), markup=False)
     if unmatched:
         console.print(say("override_unmatched_header", lang, count=len(unmatched)), style="yellow", markup=False)
         for line in unmatched:
