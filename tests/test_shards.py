@@ -212,6 +212,22 @@ def test_a_merged_folder_is_a_gradebook_a_later_run_of_the_whole_class_keeps(gra
     assert_same_as_one_run(merged, one)
 
 
+
+@pytest.mark.slow
+def test_an_instructors_overrides_are_applied_by_merge_as_by_one_run(graded, tmp_path):
+    folder, subs, one, shards, common = graded
+    table = "student,target,points,comment\nalice,TODO 1.2,0,copied from zoe\nivy,TODO 2.1,1,partly right\n"
+    merged, again = tmp_path / "merged", tmp_path / "one"
+    for out in (merged, again):
+        out.mkdir()
+        (out / "overrides.csv").write_text(table, encoding="utf-8")
+    done = validate("merge", str(merged), *map(str, shards))
+    assert done.returncode == 0, done.stderr
+    assert validate("grade", "day06", str(subs), "--out", str(again), *common).returncode == 0
+    assert_same_as_one_run(merged, again)
+    students = {s["student"]: s for s in json.loads((merged / "grades.json").read_text("utf-8"))["students"]}
+    assert students["alice"]["todos"]["1.2"][0] == 0 and students["alice"]["overrides"]
+
 @pytest.mark.slow
 def test_merge_refuses_missing_repeated_and_foreign_shards_and_writes_nothing(graded, tmp_path):
     folder, subs, one, shards, common = graded

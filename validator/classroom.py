@@ -11,6 +11,9 @@ exercise file inside; the student's name is the file's or folder's name. GRADES 
     students/FOLDER/results.json     Gradescope's format
     students/FOLDER/feedback.txt     the report the student would see (--lang)
     students/FOLDER/record.json      what the row was made from, with the key that says when to regrade
+                                     and the autograder's own results.json and feedback.txt
+
+and applies the instructor's overrides.csv there, if any (overrides.py).
 
 FOLDER is the student's name, or, when that is no safe file name or is another student's but for
 case, the name made safe plus a hash of it. Each file is graded where it lies, as a single run
@@ -72,7 +75,7 @@ from .workspace import write_atomically
 FILE_LIMIT = 1024 * 1024  # bytes of a file to grade: an exercise is far smaller, and every run reads it
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes the candidate files of a student's zip may unpack to
 SKIPPED = ("__MACOSX", "__pycache__")  # folders that hold no one's work, as hidden ones (.git, .venv)
-GRADEBOOK = {"grades.csv", "grades.json", "summary.html", "students"}  # what a run writes in --out
+GRADEBOOK = {"grades.csv", "grades.json", "summary.html", "students", "overrides.csv"}  # what --out holds
 SEED_FINGERPRINT = ".seed-fingerprint"  # in --out: which seed its grades are at
 RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks, render the feedback
 
@@ -734,6 +737,8 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
     started = time.monotonic()
     check_folders(submissions, out)
     check_seed(out, seed, reseed, lang)
+    from . import overrides  # it builds on this module's gradebook helpers
+    judged = overrides.read(out)  # a file that is no overrides is said before any grading
     public = say("class_public_seed", lang) if seed == DEFAULT_SEED else ""
     if public:
         console.print(public, style="yellow", markup=False)
@@ -751,7 +756,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
         if shard:
             ordered = shard.save(out, lesson, seed, lang, entries, records, ignored, console)
         else:
-            ordered = finish_class(out, lesson, entries, records, ignored, public, lang, console)
+            ordered = finish_class(out, lesson, entries, records, ignored, public, judged, lang, console)
     except KeyboardInterrupt:
         if tally.workers is None:
             console.print(say("class_stopped_early", lang), markup=False)
@@ -770,19 +775,23 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
 
 
 def finish_class(out: Path, lesson: Lesson, entries: list[Entry], records: dict[str, dict], ignored: list[str],
-                 seed_note: str, lang: str, console: Console) -> list[dict]:
+                 seed_note: str, judged: list, lang: str, console: Console) -> list[dict]:
     """The gradebooks of the whole class from every student's record (by folder): the flags that
-    compare students, grades.csv and grades.json, summary.html, the summary on the terminal. A
-    class run and a merge of shards both end here, so that they write the same bytes. The records,
-    in the gradebooks' order, with their flags and notes."""
+    compare students, the instructor's overrides (`judged`, read from overrides.csv before any
+    grading), grades.csv and grades.json, summary.html, the summary on the terminal. A class run
+    and a merge of shards both end here, so that they write the same bytes. The records, in the
+    gradebooks' order, with their flags, notes and overrides."""
+    from . import overrides
     flagged, noted, lines = look_at(entries, records, lesson, lang)
     ordered = [dict(r, flags=flagged.get(r["folder"], []), notes=noted.get(r["folder"], []))
                for r in sorted(records.values(), key=by_name)]
     points = todo_points(lesson)
+    ordered, unmatched = overrides.apply(out, lesson, ordered, points, judged, lang)
     _write_gradebooks(out, lesson, ordered, points)
-    summary = class_summary(lesson, ordered, points, seed_note)
+    summary = dict(class_summary(lesson, ordered, points, seed_note), unmatched_overrides=unmatched)
     write_atomically(out / "summary.html", summary_html(lesson, summary, ordered, ignored, lang))
     print_summary(console, lesson, summary, ordered, lines, ignored, lang)
+    overrides.print_overrides(console, ordered, unmatched, lang)
     return ordered
 
 
@@ -848,18 +857,24 @@ def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
     folder = out / "students" / entry.folder
     folder.mkdir(parents=True, exist_ok=True)
     result = printable(result)  # lone surrogates (undecodable bytes) can't be written as UTF-8
-    outputs = {"results.json": json.dumps(result["gradescope"], ensure_ascii=False, indent=2) + "\n",
-               "feedback.txt": result["feedback"]} if "gradescope" in result else {}
+    outputs = student_outputs(result["gradescope"], result["feedback"]) if "gradescope" in result else {}
     for name in ("results.json", "feedback.txt"):
         if name in outputs:
             write_atomically(folder / name, outputs[name])
         else:
             (folder / name).unlink(missing_ok=True)
+    # the outputs too, as the autograder made them: overrides are applied to them on every run
     record = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
-              "key": None if result["status"] == Status.GRADER_FAILED else key,
-              **{k: v for k, v in result.items() if k not in ("gradescope", "feedback")}}
+              "key": None if result["status"] == Status.GRADER_FAILED else key, **result}
     write_atomically(folder / "record.json", json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return record
+
+
+def student_outputs(results: dict, feedback: str) -> dict[str, str]:
+    """A student's results.json (Gradescope's) and feedback.txt, as written: the keys sorted, as in the
+    record they are made again from."""
+    return {"results.json": json.dumps(results, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+            "feedback.txt": feedback}
 
 
 def _notes(record: dict) -> list[str]:
@@ -1012,6 +1027,7 @@ th{background:#f3f3f3;white-space:nowrap}
 td.n{text-align:right;white-space:nowrap}
 .warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em .8em}
 .flag{color:#a30;font-weight:bold}
+td.overridden{background:#e8f0ff}
 .note{color:#555}"""
 
 
@@ -1031,7 +1047,7 @@ def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: li
         f"<td class=\"n\">{t['passed']}/{summary['scored']}</td><td>"
         + "<br>".join(f"{n}× {e(m)}" for m, n in t["common"]) + "</td></tr>" for t in summary["todos"])
     students = "".join(
-        f"<tr><td>{_student_link(r)}</td><td class=\"n\">{r['score']}/{r.get('max') or summary['max']}</td>"
+        f"<tr><td>{_student_link(r)}</td>{_score_cell(r, summary['max'], lang)}"
         f"<td>{e(status_name(r['status'], lang))}</td>"
         f"<td>{''.join(f'<div class=flag>⚑ {e(flag)}</div>' for flag in r['flags'])}</td>"
         f"<td class=\"note\">{e('; '.join(_notes(r)))}</td></tr>"
@@ -1039,6 +1055,10 @@ def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: li
     first, counts = headline(lesson, summary, lang)
     seed = f'<p class="warn">{e(summary["seed_note"])}</p>\n' if summary["seed_note"] else ""
     aside = f"<p>{e(say('class_ignored', lang, names=', '.join(ignored)))}</p>\n" if ignored else ""
+    unmatched = summary.get("unmatched_overrides")
+    if unmatched:
+        aside += (f'<div class="warn">{e(say("override_unmatched_header", lang, count=len(unmatched)))}<ul>'
+                  + "".join(f"<li>{e(line)}</li>" for line in unmatched) + "</ul></div>\n")
     todo_head = "".join(f"<th>{e(column)}</th>" for column in todo_columns(lang))
     columns = "".join(f"<th>{e(say(key, lang))}</th>" for key in (
         "class_column_student", "class_column_score", "class_column_status", "class_column_flags",
@@ -1054,6 +1074,15 @@ def summary_html(lesson: Lesson, summary: dict, records: list[dict], ignored: li
 <h2>{e(say('class_page_students', lang))}</h2><table><tr>{columns}</tr>{students}</table>
 </body></html>
 """
+
+
+def _score_cell(record: dict, top: int, lang: str) -> str:
+    """The score; one the instructor overrode is marked ✎, with the autograder's on hovering."""
+    score = f"{record['score']}/{record.get('max') or top}"
+    if not record.get("overrides"):
+        return f'<td class="n">{score}</td>'
+    was = html.escape(say("override_cell", lang, was=record["autograder"]["score"]))
+    return f'<td class="n overridden" title="{was}">✎ {score}</td>'
 
 
 def _student_link(record: dict) -> str:

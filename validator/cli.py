@@ -11,6 +11,7 @@
     python validate.py grade ... --shard K/N                     grade shard K of N of the class, on one of N machines
     python validate.py merge GRADES SHARD_FOLDERS...             the shards' gradebooks, as one run writes them
     python validate.py shard-recipe github|kubernetes|slurm      a ready file that grades a class in shards there
+    python validate.py override GRADES STUDENT TARGET POINTS    overrule the grader: a TODO's or a check's points
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
@@ -40,7 +41,8 @@ from .runner import start_submission
 if TYPE_CHECKING:
     from rich.console import Console
 
-INSTRUCTORS = ("grade", "merge", "shard-recipe", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
+INSTRUCTORS = ("grade", "override", "merge", "shard-recipe", "release", "gradescope", "github-classroom",
+               "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
@@ -177,6 +179,13 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--cpus", type=positive, default=4,
                        help="CPUs of each shard, where the engine asks for them (default: 4)")
         p.add_argument("--out", type=Path, metavar="FILE", help="write the file here (default: print it)")
+    if command == "override":
+        p.add_argument("grades", type=Path, metavar="GRADES", help="the --out folder of a class graded with grade")
+        p.add_argument("student", metavar="STUDENT", help="the student's name, as in grades.csv")
+        p.add_argument("target", metavar="TARGET", help="a TODO (TODO 2.1) or a check, by its name in grades.json")
+        p.add_argument("points", nargs="?", metavar="POINTS", help="the TODO's or the check's new points, 0 to what it is worth")
+        p.add_argument("--comment", default="", help="why: shown to the student in feedback.txt and results.json")
+        p.add_argument("--remove", action="store_true", help="take the override out: the autograder's grade comes back")
     if command == "audit":
         from .audit import LIMIT
         p.add_argument("lessons", nargs="+", help="lessons such as day06, or all")
@@ -247,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
             return merge(args.out, args.shards, console, lang)
         if args.command == "shard-recipe":
             return shard_recipe(args, console, lang)
+        if args.command == "override":
+            from .overrides import override_command
+            return override_command(args.grades, args.student, args.target, args.points, args.comment, args.remove,
+                                    console, lang)
         if args.command == "audit":
             from .audit import audit_command
             names = lesson_names() if args.lessons == ["all"] else args.lessons

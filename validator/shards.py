@@ -40,6 +40,7 @@ from mock_llm import DEFAULT_SEED
 
 from .classroom import (SEED_FINGERPRINT, Entry, _holds_more_than_gradebooks, finish_class, lesson_version,
                         seed_fingerprint)
+from . import overrides
 from .lessons import LessonError, load_lesson, say
 from .workspace import write_atomically
 
@@ -177,12 +178,13 @@ def merge(out: Path, folders: list[Path], console: Console, lang: str) -> int:
     if len(records) != first["students"]:
         raise LessonError("merge_other_class", first=first_folder, other=folders[-1])
     _check_out(out, folders, first["seed"])
+    judged = overrides.read(out)  # a file that is no overrides is said before anything is written
     out.mkdir(parents=True, exist_ok=True)
     write_atomically(out / SEED_FINGERPRINT, first["seed"] + "\n")
     for folder, source in holder.items():
         _copy_student(source / "students" / folder, out / "students" / folder)
     public = say("class_public_seed", first["lang"]) if first["seed"] == seed_fingerprint(DEFAULT_SEED) else ""
-    finish_class(out, lesson, entries, records, first["ignored"], public, first["lang"], console)
+    finish_class(out, lesson, entries, records, first["ignored"], public, judged, first["lang"], console)
     console.print(say("merged", lang, shards=first["shards"], students=len(records), out=out), markup=False)
     return 0
 
