@@ -10,6 +10,7 @@
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
+    python validate.py prairielearn day06 --out DIR --image NAME  a PrairieLearn question
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
     python validate.py audit day06 (or all)                      mutation-test a lesson's checks (authors)
 
@@ -37,7 +38,7 @@ from .runner import start_submission
 if TYPE_CHECKING:
     from rich.console import Console
 
-INSTRUCTORS = ("grade", "release", "gradescope", "github-classroom", "audit")  # whole lines, for grep
+INSTRUCTORS = ("grade", "release", "gradescope", "prairielearn", "github-classroom", "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
@@ -69,8 +70,8 @@ def grade_parser() -> argparse.ArgumentParser:
     add_page_arguments(p)
     p.add_argument("--quiet", action="store_true", help="print only the score line")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
-    p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
-                   help="text report (default), Gradescope results.json, or JUnit XML")
+    p.add_argument("--format", choices=("text", "gradescope", "prairielearn", "junit"), default="text",
+                   help="text report (default), Gradescope's or PrairieLearn's results.json, or JUnit XML")
     p.add_argument("--output", type=Path, metavar="FILE", help="write --format output here (default: stdout)")
     live_by_default = os.environ.get("REACTLINGS_LIVE", "") not in ("", "0")
     p.add_argument("--live", action="store_true", default=live_by_default,
@@ -132,6 +133,7 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     outs = {"release": ("DIR", "a new folder, outside the kit"),
             "gradescope": ("FILE.zip", "the autograder to upload"),
+            "prairielearn": ("DIR", "a new folder: questions/, serverFilesCourse/ to copy into your course"),
             "github-classroom": ("FILE.yml", "the workflow to commit as .github/workflows/classroom.yml")}
     if command in outs:
         p.add_argument("--out", type=Path, required=True, metavar=outs[command][0], help=outs[command][1])
@@ -142,6 +144,15 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         add_seed_arguments(p, required=True)
         add_unisolated_argument(p, "by default such a run scores 0 with the reason (an unjailed submission "
                                    "could read the seed)")
+    if command == "prairielearn":
+        p.add_argument("lessons", nargs="+", help="the lessons to make questions of, such as day06")
+        p.add_argument("--image", required=True, metavar="NAME",
+                       help="the grading image you push to Docker Hub, built from DIR/reactlings-image/Dockerfile")
+        p.add_argument("--timeout", type=positive, metavar="SECONDS",
+                       help="a grading job's limit (default: enough for a file that hangs in every check; at most 600)")
+        add_seed_arguments(p, required=True)
+        add_unisolated_argument(p, "by default such a submission is not graded, with the reason (an unjailed "
+                                   "submission could read the seed)")
     if command == "grade":
         p.add_argument("lesson", help="the lesson to grade, such as day06")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
@@ -203,6 +214,14 @@ def main(argv: list[str] | None = None) -> int:
             bundle = gradescope_bundle(load_lesson(args.lesson), args.out, read_seed(args), lang,
                                        isolated=not args.allow_unisolated)
             console.print(say("bundled", lang, path=bundle), markup=False)
+            return 0
+        if args.command == "prairielearn":
+            from .prairielearn import MAX_TIMEOUT, export
+            if args.timeout and args.timeout > MAX_TIMEOUT:
+                raise LessonError("pl_timeout_too_long", seconds=args.timeout, most=MAX_TIMEOUT)
+            out = export([load_lesson(n) for n in args.lessons], args.out, read_seed(args), lang, args.image,
+                         isolated=not args.allow_unisolated, timeout=args.timeout)
+            console.print(say("pl_exported", lang, path=out), markup=False)
             return 0
         if args.command == "github-classroom":
             from .platforms import check_output_file, github_workflow

@@ -2,6 +2,7 @@
 JUnit XML. Nothing here depends on time or machine, so the same grade gives the same bytes."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -121,9 +122,7 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
             elif not check.passed:
                 block(console, failure_text(check, grade, lang), 6)
                 if check.printed.strip():
-                    lines = clean(check.printed.rstrip()).splitlines()
-                    shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
-                    block(console, f"{say('report_output', lang)}\n{shown}", 6, "dim")
+                    block(console, f"{say('report_output', lang)}\n{printed_excerpt(check)}", 6, "dim")
             # --trace: one root cause's trace once (the checks that say "same cause" show none)
             if trace is not None and not (check.name in same and same[check.name].name in traced):
                 runs = traced_runs(check, trace)
@@ -143,6 +142,30 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
         console.print(say("report_next", lang, command=command), markup=False, soft_wrap=True)  # a command to copy: one line
+
+
+def printed_excerpt(check: CheckResult) -> str:
+    """What the learner's code printed during the check: its first PRINTED_LINES lines, cleaned."""
+    lines = clean(check.printed.rstrip()).splitlines()
+    return "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
+
+
+def report_text(grade: Grade, lang: str) -> str:
+    """The report as a student reads it on a platform's page or in a feedback file: plain text, 100
+    columns, no seed."""
+    text = io.StringIO()
+    print_report(grade, lang, f"python validate.py {grade.lesson.name}", show_seed=False, console=Console(
+        file=text, width=100, highlight=False, color_system=None, soft_wrap=True))
+    return text.getvalue()
+
+
+def load_failure(grade: Grade) -> str | None:
+    """Why the file did not load (the key of its failure: import_syntax, import_hang, …), or None
+    when it loaded: every check failed for that one cause."""
+    failures = [c for c in grade.checks if not c.passed and c.failure]
+    if failures and all(c.failure.cause == LOAD_FAILURE for c in failures):
+        return failures[0].failure.key
+    return None
 
 
 def first_failing_todo(grade: Grade) -> str | None:
@@ -295,11 +318,13 @@ def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
 
 
 def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
-    """Write the gradescope or junit results to `output`, or to stdout when it is None."""
+    """Write the gradescope, prairielearn or junit results to `output`, or to stdout when it is None."""
     if fmt == "junit":
         text = junit(grade, lang, show_seed)
     else:
-        text = json.dumps(gradescope(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
+        from .prairielearn import results  # it builds on this module
+        shaped = results if fmt == "prairielearn" else gradescope
+        text = json.dumps(shaped(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
