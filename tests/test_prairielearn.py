@@ -150,11 +150,22 @@ def test_the_seed_is_only_in_the_graders_secret_file(exported):
     assert holding == ["questions/reactlings/day06/tests/seed", "questions/reactlings/day07/tests/seed"]
 
 
-def test_the_image_installs_what_the_kit_needs(exported):
+def test_the_image_installs_what_the_kit_needs(exported, tmp_path):
+    """The Dockerfile's RUN line, up to its `pip install`, run by bash as `docker build` runs it
+    (/bin/sh -c; its folder moved here): the requirements are pyproject.toml's dependencies."""
     image = exported / "reactlings-image"
     assert (image / "pyproject.toml").read_text() == (ROOT / "pyproject.toml").read_text()
     dockerfile = (image / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(r"^FROM python:3\.1[0-3]", dockerfile, re.M) and "docker build --platform linux/amd64" in dockerfile
+    assert re.search(r"^FROM python:3\.1[1-3]", dockerfile, re.M)  # tomllib: 3.11 on
+    assert "docker build --platform linux/amd64 -t me/reactlings-grader ." in dockerfile
+    run_line = re.search(r"^RUN (.*?)\n(?=\S|$)", dockerfile, re.M | re.S).group(1)
+    making = run_line.split("&& pip install")[0].replace("/tmp/reactlings", str(tmp_path))
+    shutil.copy2(image / "pyproject.toml", tmp_path / "pyproject.toml")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # a python3 with tomllib, as the image's
+    done = subprocess.run(["/bin/sh", "-c", making], capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": path})
+    assert done.returncode == 0, done.stderr
+    wanted = re.search(r"^dependencies = \[(.*?)^\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S).group(1)
+    assert (tmp_path / "requirements.txt").read_text().split() == re.findall(r'^\s*"([^"]+)"', wanted, re.M)
 
 
 # ---------------------------------------------------------------- grading, as a job runs

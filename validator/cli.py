@@ -273,6 +273,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     seed = read_seed(args)
     lesson = load_lesson(args.lesson)
     mine = not (args.solution or args.file or args.submission)  # the learner's own copy: keep their progress
+    shown = None  # a handed-in file's name in its folder, for the report (not where the grader found the folder)
     if args.solution:
         if not lesson.solution.is_file():  # the learners' copy of the course has no solutions/
             raise LessonError("no_solution_here", path=_shown_path(lesson.solution), name=lesson.name)
@@ -285,9 +286,9 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         path, note = exercise_file(args.submission, lesson, lang)
         if path is None:
             return usage_error(note, lang)
+        shown = printable_name(path.relative_to(args.submission).as_posix())
         # which file, for whoever reads the grader's output (the note: chosen among several)
-        stderr().print(note or say("submission_file", lang, path=printable_name(path.relative_to(args.submission).as_posix())),
-                       markup=False)
+        stderr().print(note or say("submission_file", lang, path=shown), markup=False)
     else:
         path = my_copy(lesson, lang)
     if not Path(path).is_file():
@@ -307,6 +308,9 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     from .report import print_report, write_results
     console = terminal(args.command)
     result = grade(lesson, path, seed, started)
+    if shown is not None:
+        from .classroom import name_as_submitted
+        name_as_submitted(result, shown)
     if page is not None:
         write_trace_page(result, lang, page, args.open)
     if args.otel is not None:
