@@ -35,6 +35,8 @@ from test_platforms import OTHER_UID, SOLUTION, SOLUTION_07, TEMPLATE, TYPED_IN,
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((Path(__file__).parent / "prairielearn" / "infoQuestion.json").read_text(encoding="utf-8"))
 SEED = "318807942761358024411729366001"
+# The image's python3 is this one, with the kit's packages: first on PATH.
+PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
 pytestmark = pytest.mark.slow
 
 
@@ -76,9 +78,8 @@ def grading_job(course: Path, lesson: str, job: Path, student: dict[str, str], e
     assert command[0].startswith("/grade/")
     entry = job / command[0].removeprefix("/grade/")
     entry.chmod(entry.stat().st_mode | 0o111)  # `chmod +x`, as the grader host does
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # the image's python3: this one
     done = subprocess.run([str(entry), *command[1:]], capture_output=True, text=True, timeout=options["timeout"],
-                          env={**os.environ, "REACTLINGS_GRADE_ROOT": str(job), "PATH": path, **(env or {})})
+                          env={**os.environ, "REACTLINGS_GRADE_ROOT": str(job), "PATH": PATH, **(env or {})})
     assert done.returncode == 0, done.stdout + done.stderr  # anything else is a failed job
     raw = (job / "results" / "results.json").read_bytes()
     return accepted(raw), done
@@ -161,8 +162,8 @@ def test_the_image_installs_what_the_kit_needs(exported, tmp_path):
     run_line = re.search(r"^RUN (.*?)\n(?=\S|$)", dockerfile, re.M | re.S).group(1)
     making = run_line.split("&& pip install")[0].replace("/tmp/reactlings", str(tmp_path))
     shutil.copy2(image / "pyproject.toml", tmp_path / "pyproject.toml")
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # a python3 with tomllib, as the image's
-    done = subprocess.run(["/bin/sh", "-c", making], capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": path})
+    done = subprocess.run(["/bin/sh", "-c", making], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PATH": PATH})
     assert done.returncode == 0, done.stderr
     wanted = re.search(r"^dependencies = \[(.*?)^\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S).group(1)
     assert (tmp_path / "requirements.txt").read_text().split() == re.findall(r'^\s*"([^"]+)"', wanted, re.M)
@@ -184,7 +185,8 @@ def test_the_template_scores_0_with_a_message_on_every_test(exported, tmp_path):
     results, _ = grading_job(exported, "day06", tmp_path / "job", {"day06.py": TEMPLATE})
     assert results["gradable"] is True and results["score"] == 0
     assert all(t["points"] == 0 and "not implemented" in t["message"] for t in results["tests"])
-    assert "TODO 1.2" in results["output"]
+    assert "TODO 1.2" in results["output"] and "file: day06.py" in results["output"]
+    assert "submit again" in results["output"] and "validate.py" not in results["output"]  # no command to run there
 
 
 def test_a_syntax_error_is_not_gradable_and_says_where(exported, tmp_path):
@@ -213,9 +215,8 @@ def test_the_secret_seed_grades_a_typed_in_answer_down(exported, tmp_path):
 def test_a_second_run_on_the_same_job_is_not_graded_at_seed_0(exported, tmp_path):
     job = tmp_path / "job"
     grading_job(exported, "day06", job, {"day06.py": SOLUTION})
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     subprocess.run([str(job / "tests" / "run_reactlings")], capture_output=True, timeout=300,
-                   env={**os.environ, "REACTLINGS_GRADE_ROOT": str(job), "PATH": path})
+                   env={**os.environ, "REACTLINGS_GRADE_ROOT": str(job), "PATH": PATH})
     results = accepted((job / "results" / "results.json").read_bytes())
     assert results["gradable"] is False and "no seed file" in results["message"]
 

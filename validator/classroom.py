@@ -580,7 +580,8 @@ def summarise(result, lang: str) -> dict:
     return {"score": result.score, "max": result.max_score, "status": status,
             "seconds": round(result.seconds, 2), "checks": checks,
             "todos": {t.id: list(result.todo_score(t.id)) for t in lesson.todos},
-            "gradescope": gradescope(result, lang), "feedback": report_text(result, lang)}
+            "gradescope": gradescope(result, lang),
+            "feedback": report_text(result, lang, f"python validate.py {lesson.name}")}
 
 
 def grading_inputs(lesson: Lesson) -> dict[str, Path]:

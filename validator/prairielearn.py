@@ -32,7 +32,7 @@ from pathlib import Path
 from .grading import Grade, grade
 from .lessons import ROOT, Lesson, say
 from .platforms import check_course_lesson, grader_failed, learners_readme, new_folder, run_submission, write_course
-from .report import failure_text, load_failure, printed_excerpt, report_text, test_name
+from .report import failure_text, load_failure, printed_excerpt, report_text, score_line, test_name
 
 KIT = "reactlings"  # the folder under serverFilesCourse/, and under questions/
 ENTRY_POINT = "run_reactlings"
@@ -189,8 +189,7 @@ def results(result: Grade, lang: str, show_seed: bool = False) -> dict:
     shows none). A file that does not parse is not gradable: no score, its error in
     `format_errors`, no attempt counted against the student (as PrairieLearn's own Python grader
     does for a SyntaxError)."""
-    message = f"{result.lesson.name}: {result.score}/{result.max_score}" + (f" (seed {result.seed})" if show_seed else "")
-    report = report_text(result, lang)
+    report = report_text(result, lang, None)  # they submit again, on the question's page
     if load_failure(result) == "import_syntax":
         error = failure_text(result.checks[0], result, lang)
         return {"gradable": False, "message": error.splitlines()[0], "format_errors": [error], "output": report}
@@ -206,4 +205,4 @@ def results(result: Grade, lang: str, show_seed: bool = False) -> dict:
             "output": printed_excerpt(check),
         })
     return {"gradable": True, "score": result.score / result.max_score if result.max_score else 0.0,
-            "message": message, "output": report, "tests": tests}
+            "message": score_line(result, show_seed), "output": report, "tests": tests}

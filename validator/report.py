@@ -84,12 +84,13 @@ def display_path(path: Path) -> str:
         return clean(str(path), None)
 
 
-def print_report(grade: Grade, lang: str, command: str, trace: str | None = None,
+def print_report(grade: Grade, lang: str, command: str | None, trace: str | None = None,
                  console: Console | None = None, quiet: bool = False, show_seed: bool = True) -> None:
     """The terminal report: a summary line, then each TODO with its checks, a failure's reason
     (one root cause once) and the first hint. `trace` ("" for all, else a part of a check's or a
     scenario's name) adds the prompts, replies and tool calls of the matching checks. show_seed=False:
-    a report for students graded with the instructor's secret seed."""
+    a report for students graded with the instructor's secret seed. `command`: the one to run
+    again, or None where a student submits again instead (a platform's page)."""
     console = console or Console(highlight=False, soft_wrap=True)
     lesson = grade.lesson
     score = Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold")
@@ -141,7 +142,8 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
-        console.print(say("report_next", lang, command=command), markup=False, soft_wrap=True)  # a command to copy: one line
+        again = say("report_next", lang, command=command) if command else say("report_next_submit", lang)
+        console.print(again, markup=False, soft_wrap=True)  # a command to copy: one line
 
 
 def printed_excerpt(check: CheckResult) -> str:
@@ -150,11 +152,11 @@ def printed_excerpt(check: CheckResult) -> str:
     return "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
 
 
-def report_text(grade: Grade, lang: str) -> str:
+def report_text(grade: Grade, lang: str, command: str | None) -> str:
     """The report as a student reads it on a platform's page or in a feedback file: plain text, 100
-    columns, no seed."""
+    columns, no seed; `command` as print_report's."""
     text = io.StringIO()
-    print_report(grade, lang, f"python validate.py {grade.lesson.name}", show_seed=False, console=Console(
+    print_report(grade, lang, command, show_seed=False, console=Console(
         file=text, width=100, highlight=False, color_system=None, soft_wrap=True))
     return text.getvalue()
 
@@ -287,10 +289,13 @@ def gradescope(grade: Grade, lang: str, show_seed: bool = False) -> dict:
             "status": "passed" if check.passed else "failed", "output": output.strip(),
             "tags": [f"TODO {check.todo}", todo.function], "visibility": "visible",
         })
-    return {"score": grade.score, "max_score": grade.max_score,
-            "output": f"{grade.lesson.name}: {grade.score}/{grade.max_score}"
-                      + (f" (seed {grade.seed})" if show_seed else ""),
+    return {"score": grade.score, "max_score": grade.max_score, "output": score_line(grade, show_seed),
             "visibility": "visible", "tests": tests}
+
+
+def score_line(grade: Grade, show_seed: bool) -> str:
+    """`day06: 20/25`, for a platform's results; the seed only when asked for."""
+    return f"{grade.lesson.name}: {grade.score}/{grade.max_score}" + (f" (seed {grade.seed})" if show_seed else "")
 
 
 def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
