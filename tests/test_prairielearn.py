@@ -113,7 +113,7 @@ def test_info_json_is_a_valid_externally_graded_question(exported):
         question = exported / "questions" / "reactlings" / lesson
         info = json.loads((question / "info.json").read_text(encoding="utf-8"))
         jsonschema.Draft7Validator(SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER).validate(info)
-        assert info["type"] == "v3" and info["gradingMethod"] == "External"
+        assert info["type"] == "v3" and info["gradingMethod"] == "External" and info["partialCredit"] is True
         options = info["externalGradingOptions"]
         assert options["image"] == "me/reactlings-grader" and 0 < options["timeout"] <= 600
         assert (question / "tests" / options["entrypoint"].removeprefix("/grade/tests/")).is_file()
@@ -149,6 +149,13 @@ def test_the_seed_is_only_in_the_graders_secret_file(exported):
     holding = sorted(p.relative_to(exported).as_posix() for p in exported.rglob("*")
                      if p.is_file() and SEED in p.read_text(encoding="utf-8", errors="replace"))
     assert holding == ["questions/reactlings/day06/tests/seed", "questions/reactlings/day07/tests/seed"]
+
+
+def test_no_file_of_the_export_gives_an_answer_away(exported):
+    answers = {path.read_text(encoding="utf-8") for path in (ROOT / "solutions").glob("*.py")}
+    assert not any(path.read_text(encoding="utf-8", errors="replace") in answers
+                   for path in exported.rglob("*") if path.is_file())
+    assert not list(exported.rglob("solutions")) and not list(exported.rglob("good_*.py"))
 
 
 def test_the_image_installs_what_the_kit_needs(exported, tmp_path):

@@ -129,6 +129,7 @@ def info(lesson: Lesson, lang: str, image: str, timeout: int) -> dict:
         "tags": [KIT, lesson.name],
         "type": "v3",
         "singleVariant": True,  # one variant: the instructor's seed, not PrairieLearn's, draws the numbers
+        "partialCredit": True,  # a score between 0 and 1 counts as it is (v3's default, said outright)
         "gradingMethod": "External",
         "externalGradingOptions": {
             "image": image,
