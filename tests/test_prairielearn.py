@@ -37,6 +37,12 @@ SCHEMA = json.loads((Path(__file__).parent / "prairielearn" / "infoQuestion.json
 SEED = "318807942761358024411729366001"
 # The image's python3 is this one, with the kit's packages: first on PATH.
 PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+
+
+def container_env(job: Path, **more: str) -> dict:
+    """A job container's environment: the image's (python:3.12-slim sets PATH and LANG), info.json's
+    `environment` (none), and REACTLINGS_GRADE_ROOT standing for /grade."""
+    return {"PATH": PATH, "LANG": "C.UTF-8", "HOME": "/root", "REACTLINGS_GRADE_ROOT": str(job), **more}
 pytestmark = pytest.mark.slow
 
 
@@ -78,8 +84,8 @@ def grading_job(course: Path, lesson: str, job: Path, student: dict[str, str], e
     assert command[0].startswith("/grade/")
     entry = job / command[0].removeprefix("/grade/")
     entry.chmod(entry.stat().st_mode | 0o111)  # `chmod +x`, as the grader host does
-    done = subprocess.run([str(entry), *command[1:]], capture_output=True, text=True, timeout=options["timeout"],
-                          env={**os.environ, "REACTLINGS_GRADE_ROOT": str(job), "PATH": PATH, **(env or {})})
+    done = subprocess.run([str(entry), *command[1:]], cwd="/", capture_output=True, text=True,
+                          timeout=options["timeout"], env=container_env(job, **(env or {})))
     assert done.returncode == 0, done.stdout + done.stderr  # anything else is a failed job
     raw = (job / "results" / "results.json").read_bytes()
     return accepted(raw), done
@@ -222,8 +228,8 @@ def test_the_secret_seed_grades_a_typed_in_answer_down(exported, tmp_path):
 def test_a_second_run_on_the_same_job_is_not_graded_at_seed_0(exported, tmp_path):
     job = tmp_path / "job"
     grading_job(exported, "day06", job, {"day06.py": SOLUTION})
-    subprocess.run([str(job / "tests" / "run_reactlings")], capture_output=True, timeout=300,
-                   env={**os.environ, "REACTLINGS_GRADE_ROOT": str(job), "PATH": PATH})
+    subprocess.run([str(job / "tests" / "run_reactlings")], cwd="/", capture_output=True, timeout=300,
+                   env=container_env(job))
     results = accepted((job / "results" / "results.json").read_bytes())
     assert results["gradable"] is False and "no seed file" in results["message"]
 
