@@ -137,6 +137,22 @@ def test_a_question_keeps_its_uuid_when_exported_again(exported, tmp_path):
     assert first["uuid"] == second["uuid"]
 
 
+def test_an_export_is_the_same_bytes_every_time(tmp_path):
+    """Copied over the course's files, an unchanged lesson changes nothing in its git history."""
+    first, second = export(tmp_path / "a"), export(tmp_path / "b")
+    files = [sorted((p.relative_to(course).as_posix(), p.read_bytes()) for p in course.rglob("*") if p.is_file())
+             for course in (first, second)]
+    assert files[0] == files[1]
+
+
+def test_a_question_in_chinese(tmp_path):
+    course = export(tmp_path, "--seed", "5", "--lang", "zh")
+    question = course / "questions" / "reactlings" / "day06"
+    assert "编辑器" in (question / "question.html").read_text(encoding="utf-8")
+    results, _ = grading_job(course, "day06", tmp_path / "job", {"day06.py": TEMPLATE})
+    assert results["score"] == 0 and "还没有实现" in results["tests"][0]["message"] and "再提交" in results["output"]
+
+
 def test_the_question_page_starts_the_editor_from_the_exercise(exported):
     question = exported / "questions" / "reactlings" / "day06"
     page = (question / "question.html").read_text(encoding="utf-8")
