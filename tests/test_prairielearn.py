@@ -15,7 +15,7 @@ not guessed:
   is a failed job. lib/externalGrader.ts: a gradable result without a finite score in [0, 1] is
   turned into a failure.
 - apps/prairielearn/src/schemas/schemas/infoQuestion.json: copied whole as
-  tests/prairielearn/infoQuestion.json; info.json is validated against it.
+  tests/prairielearn_schemas/infoQuestion.json; info.json is validated against it.
 Not run: Docker, PrairieLearn's servers, its grading queue; the container's user is this test's.
 """
 import json
@@ -33,7 +33,7 @@ import pytest
 from test_platforms import OTHER_UID, SOLUTION, SOLUTION_07, TEMPLATE, TYPED_IN, as_root, max_score, run, write
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((Path(__file__).parent / "prairielearn" / "infoQuestion.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((Path(__file__).parent / "prairielearn_schemas" / "infoQuestion.json").read_text(encoding="utf-8"))
 SEED = "318807942761358024411729366001"
 # The image's python3 is this one, with the kit's packages: first on PATH.
 PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
