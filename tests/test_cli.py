@@ -158,13 +158,14 @@ def test_junit_results(partial, tmp_path):
     assert [c.get("name") for c in cases] == [t["name"] for t in gradescope["tests"]]
 
 
-def test_results_are_deterministic(partial):
-    first = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
-    second = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope")
+@pytest.mark.parametrize("fmt, said", [("gradescope", "output"), ("prairielearn", "message")])
+def test_results_are_deterministic(partial, fmt, said):
+    first = validate("day06", "--file", str(partial), "--seed", "3", "--format", fmt)
+    second = validate("day06", "--file", str(partial), "--seed", "3", "--format", fmt)
     assert first.stdout == second.stdout
     assert "seed" not in first.stdout  # a secret seed stays secret unless asked for
-    shown = validate("day06", "--file", str(partial), "--seed", "3", "--format", "gradescope", "--show-seed")
-    assert json.loads(shown.stdout)["output"].endswith("(seed 3)")
+    shown = validate("day06", "--file", str(partial), "--seed", "3", "--format", fmt, "--show-seed")
+    assert json.loads(shown.stdout)[said].endswith("(seed 3)")
 
 
 def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
@@ -206,7 +207,7 @@ def test_the_report_names_a_secret_seed_only_when_asked(partial, tmp_path, given
 
 @pytest.mark.parametrize("content", [None, b"", b" \n\n", b"\xff\xfe\x00\x9c\x00", b"seven\n"],
                          ids=["missing", "empty", "blank", "binary", "not-a-number"])
-@pytest.mark.parametrize("command", ["lesson", "gradescope", "grade"])
+@pytest.mark.parametrize("command", ["lesson", "gradescope", "prairielearn", "grade"])
 def test_a_seed_file_without_a_seed_is_a_clear_error_in_every_command(tmp_path, content, command):
     """Never the public seed 0 in its place, never a traceback; nothing made."""
     path = tmp_path / "seed"
@@ -215,11 +216,12 @@ def test_a_seed_file_without_a_seed_is_a_clear_error_in_every_command(tmp_path, 
     (tmp_path / "class").mkdir()
     (tmp_path / "class" / "alice.py").write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
     args = {"lesson": ("day06",), "gradescope": ("gradescope", "day06", "--out", str(tmp_path / "a.zip")),
+            "prairielearn": ("prairielearn", "day06", "--out", str(tmp_path / "pl"), "--image", "me/grader"),
             "grade": ("grade", "day06", str(tmp_path / "class"), "--out", str(tmp_path / "grades"))}[command]
     result = validate(*args, "--seed-file", str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert str(path) in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "a.zip").exists() and not (tmp_path / "grades").exists()
+    assert not any((tmp_path / made).exists() for made in ("a.zip", "pl", "grades"))
 
 
 def test_a_secret_seed_short_enough_to_guess_gets_a_note(tmp_path):

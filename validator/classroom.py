@@ -67,7 +67,7 @@ from mock_llm import DEFAULT_SEED
 from . import forkserver, jail, jailer
 from .lessons import Lesson, LessonError, load_lesson, say
 from .outcomes import Status
-from .report import clean, failure_text, gradescope, print_report
+from .report import clean, failure_text, gradescope, load_failure, report_text
 from .runner import open_submission, read_source
 from .wire import printable
 from .workspace import write_atomically
@@ -579,17 +579,13 @@ def summarise(result, lang: str) -> dict:
                        "key": check.failure.key if check.failure else None,
                        "cause": check.failure.cause if check.failure else None,
                        "message": failure_text(check, result, lang)})
-    failures = [c for c in result.checks if not c.passed and c.failure]
-    status = Status.GRADED
-    if failures and all(c.failure.unloaded for c in failures):
-        status = failures[0].failure.unloaded
-    feedback = io.StringIO()
-    print_report(result, lang, f"python validate.py {lesson.name}", show_seed=False, console=Console(
-        file=feedback, width=100, highlight=False, color_system=None, soft_wrap=True))
+    unloaded = load_failure(result)
+    status = unloaded.unloaded if unloaded else Status.GRADED
     return {"score": result.score, "max": result.max_score, "status": status,
             "seconds": round(result.seconds, 2), "checks": checks,
             "todos": {t.id: list(result.todo_score(t.id)) for t in lesson.todos},
-            "gradescope": gradescope(result, lang), "feedback": feedback.getvalue()}
+            "gradescope": gradescope(result, lang),
+            "feedback": report_text(result, lang, f"python validate.py {lesson.name}")}
 
 
 def grading_inputs(lesson: Lesson) -> dict[str, Path]:

@@ -14,6 +14,7 @@
     python validate.py override GRADES STUDENT TARGET POINTS    overrule the grader: a TODO's or a check's points
     python validate.py release --out DIR                         the learners' copy of the course
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
+    python validate.py prairielearn day06 --out DIR --image NAME  a PrairieLearn question
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
     python validate.py audit day06 (or all)                      mutation-test a lesson's checks (authors)
 
@@ -41,8 +42,8 @@ from .runner import start_submission
 if TYPE_CHECKING:
     from rich.console import Console
 
-INSTRUCTORS = ("grade", "override", "merge", "shard-recipe", "release", "gradescope", "github-classroom",
-               "audit")  # whole lines, for grep
+INSTRUCTORS = ("grade", "override", "merge", "shard-recipe", "release", "gradescope", "prairielearn",
+               "github-classroom", "audit")  # whole lines, for grep
 COMMANDS = ("list", "next", "hint", "reset", "watch", *INSTRUCTORS)
 
 
@@ -74,8 +75,8 @@ def grade_parser() -> argparse.ArgumentParser:
     add_page_arguments(p)
     p.add_argument("--quiet", action="store_true", help="print only the score line")
     p.add_argument("--lang", choices=LANGS, default=None, help="report language (default: from the locale)")
-    p.add_argument("--format", choices=("text", "gradescope", "junit"), default="text",
-                   help="text report (default), Gradescope results.json, or JUnit XML")
+    p.add_argument("--format", choices=("text", "gradescope", "prairielearn", "junit"), default="text",
+                   help="text report (default), Gradescope's or PrairieLearn's results.json, or JUnit XML")
     p.add_argument("--output", type=Path, metavar="FILE", help="write --format output here (default: stdout)")
     live_by_default = os.environ.get("REACTLINGS_LIVE", "") not in ("", "0")
     p.add_argument("--live", action="store_true", default=live_by_default,
@@ -137,6 +138,7 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     outs = {"release": ("DIR", "a new folder, outside the kit"),
             "gradescope": ("FILE.zip", "the autograder to upload"),
+            "prairielearn": ("DIR", "a new folder: questions/, serverFilesCourse/ to copy into your course"),
             "github-classroom": ("FILE.yml", "the workflow to commit as .github/workflows/classroom.yml")}
     if command in outs:
         p.add_argument("--out", type=Path, required=True, metavar=outs[command][0], help=outs[command][1])
@@ -147,6 +149,15 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         add_seed_arguments(p, required=True)
         add_unisolated_argument(p, "by default such a run scores 0 with the reason (an unjailed submission "
                                    "could read the seed)")
+    if command == "prairielearn":
+        p.add_argument("lessons", nargs="+", help="the lessons to make questions of, such as day06")
+        p.add_argument("--image", required=True, metavar="NAME",
+                       help="the grading image you push to Docker Hub, built from DIR/reactlings-image/Dockerfile")
+        p.add_argument("--timeout", type=positive, metavar="SECONDS",
+                       help="a grading job's limit (default: enough for a file that hangs in every check; at most 600)")
+        add_seed_arguments(p, required=True)
+        add_unisolated_argument(p, "by default such a submission is not graded, with the reason (an unjailed "
+                                   "submission could read the seed)")
     if command == "grade":
         p.add_argument("lesson", help="the lesson to grade, such as day06")
         p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
@@ -231,6 +242,14 @@ def main(argv: list[str] | None = None) -> int:
                                        isolated=not args.allow_unisolated)
             console.print(say("bundled", lang, path=bundle), markup=False)
             return 0
+        if args.command == "prairielearn":
+            from .prairielearn import MAX_TIMEOUT, export
+            if args.timeout and args.timeout > MAX_TIMEOUT:
+                raise LessonError("pl_timeout_too_long", seconds=args.timeout, most=MAX_TIMEOUT)
+            out = export([load_lesson(n) for n in args.lessons], args.out, read_seed(args), lang, args.image,
+                         isolated=not args.allow_unisolated, timeout=args.timeout)
+            console.print(say("pl_exported", lang, path=out), markup=False)
+            return 0
         if args.command == "github-classroom":
             from .platforms import check_output_file, github_workflow
             check_output_file(args.out, (".yml", ".yaml"))  # before grading every lesson for its points
@@ -309,6 +328,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     seed = read_seed(args)
     lesson = load_lesson(args.lesson)
     mine = not (args.solution or args.file or args.submission)  # the learner's own copy: keep their progress
+    shown = None  # a handed-in file's name in its folder, for the report (not where the grader found the folder)
     if args.solution:
         if not lesson.solution.is_file():  # the learners' copy of the course has no solutions/
             raise LessonError("no_solution_here", path=_shown_path(lesson.solution), name=lesson.name)
@@ -321,9 +341,9 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         path, note = exercise_file(args.submission, lesson, lang)
         if path is None:
             return usage_error(note, lang)
+        shown = printable_name(path.relative_to(args.submission).as_posix())
         # which file, for whoever reads the grader's output (the note: chosen among several)
-        stderr().print(note or say("submission_file", lang, path=printable_name(path.relative_to(args.submission).as_posix())),
-                       markup=False)
+        stderr().print(note or say("submission_file", lang, path=shown), markup=False)
     else:
         path = my_copy(lesson, lang)
     if not Path(path).is_file():
@@ -343,6 +363,9 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     from .report import print_report, write_results
     console = terminal(args.command)
     result = grade(lesson, path, seed, started)
+    if shown is not None:
+        from .classroom import name_as_submitted
+        name_as_submitted(result, shown)
     if page is not None:
         write_trace_page(result, lang, page, args.open)
     if args.otel is not None:

@@ -39,43 +39,63 @@ cd /autograder/source
 python3 -m pip install --quiet .
 """
 
-RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for each submission. It always writes results/results.json: the grade, or
-# (grader_failed.py) score 0 with what went wrong.
+# What a platform runs for each submission: it always writes the results file, the grade or
+# (grader_failed.py) what went wrong. Filled in per platform (see RUN_AUTOGRADER): `root` is where
+# the platform puts the job's files, `$root_variable` moves it for tests; the other paths are
+# under it.
+RUN_SUBMISSION = """#!/usr/bin/env bash
+# {platform} runs this for each submission. It always writes {results}: the grade, or
+# (grader_failed.py) what went wrong.
 set -uo pipefail
-ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-RESULTS="$ROOT/results/results.json"
+ROOT="${{{root_variable}:-{root}}}"
+RESULTS="$ROOT/{results}"
+SEED_FILE="$ROOT/{seed}"
 LOG="$(mktemp)"
-cd "$ROOT/source"
-mkdir -p "$ROOT/results"
+cd "$ROOT/{kit}"
+mkdir -p "$(dirname "$RESULTS")"
 rm -f "$RESULTS"
 # The seed moves from its file into the grader's environment before the submission runs; no seed
-# (a second run in the same container) is an error, never the public seed 0.
-if REACTLINGS_SEED="$(cat seed 2>/dev/null)" && [ -n "$REACTLINGS_SEED" ]; then
+# (a second run on the same files) is an error, never the public seed 0.
+if REACTLINGS_SEED="$(cat "$SEED_FILE" 2>/dev/null)" && [ -n "$REACTLINGS_SEED" ]; then
   export REACTLINGS_SEED
-  rm -f seed
-  # The kit picks the file to grade (--submission). Unless the bundle was made with
-  # --allow-unisolated, it refuses to grade unjailed (--require-isolation): an unjailed submission
-  # could read the seed in the grader's environment, and rewrite results.json.
-  python3 validate.py {lesson} --submission "$ROOT/submission" --format gradescope \\
+  rm -f "$SEED_FILE"
+  # The kit picks the file to grade (--submission). Unless made with --allow-unisolated, it
+  # refuses to grade unjailed (--require-isolation): an unjailed submission could read the seed in
+  # the grader's environment, and rewrite the results.
+  python3 validate.py {lesson} --submission "$ROOT/{submission}" --format {format} \\
     --output "$RESULTS" --lang {lang} --quiet{require} >"$LOG" 2>&1
   status=$?
 else
-  echo "error: the autograder has no seed file (it is removed on first use): rebuild or re-upload it" >"$LOG"
+  echo "error: the grader has no seed file (it is removed on first use): export the grader again" >"$LOG"
   status=2
 fi
 cat "$LOG"
 if [ "$status" -ge 2 ] || [ ! -s "$RESULTS" ]; then
-  python3 grader_failed.py "$RESULTS" "$status" "$LOG" || printf '%s\\n' \\
-    '{{"score": 0, "output": "The grader could not run: tell your instructor.", "tests": []}}' >"$RESULTS"
+  python3 "$ROOT/{failed}" "$RESULTS" "$status" "$LOG" || printf '%s\\n' \\
+    '{fallback}' >"$RESULTS"
 fi
 rm -f "$LOG"
 exit 0
 """
 
-# A run of validate.py that wrote no results.json (exit status 2: a clear one-line error; or a
-# crash, such as a missing package): results.json says so. The standard library alone, so that it
-# works when the kit's imports don't.
+# Gradescope ("Autograder Specifications"): the zip unpacked in /autograder/source, the student's
+# files in /autograder/submission, results in /autograder/results/results.json.
+RUN_AUTOGRADER = dict(platform="Gradescope", root_variable="AUTOGRADER_ROOT", root="/autograder",
+                      results="results/results.json", seed="source/seed", kit="source", submission="submission",
+                      format="gradescope", failed="source/grader_failed.py",
+                      fallback='{"score": 0, "output": "The grader could not run: tell your instructor.", "tests": []}')
+
+
+def run_submission(lesson: Lesson, lang: str, isolated: bool, platform: dict) -> str:
+    """The script a platform runs for each submission of `lesson` (RUN_SUBMISSION)."""
+    return RUN_SUBMISSION.format(lesson=lesson.name, lang=lang, require=" --require-isolation" if isolated else "",
+                                 **platform)
+
+
+# A run of validate.py that wrote no results (exit status 2: a clear one-line error; or a crash,
+# such as a missing package): the results file says so, in the platform's shape (FAILED_RESULTS,
+# a statement that sets `result` from `output`, the line for everyone, and `printed`, the
+# grader's last lines). The standard library alone, so that it works when the kit's imports don't.
 GRADER_FAILED = """import json
 import sys
 
@@ -86,30 +106,47 @@ if status == 2 and lines:  # the kit's own error line: about the submission, or 
     output = lines[-1]
 else:
     output = f"The grader failed (exit status {status}), so nothing was graded: tell your instructor."
-printed = {"name": "What the grader printed (instructors only)", "score": 0, "max_score": 0,
-           "output": "\\n".join(lines[-40:]), "visibility": "hidden"}
-with open(results, "w", encoding="utf-8") as file:
-    json.dump({"score": 0, "output": output, "tests": [printed]}, file, ensure_ascii=False, indent=2)
+printed = "\\n".join(lines[-40:])
+"""
+GRADER_FAILED_WRITE = """with open(results, "w", encoding="utf-8") as file:
+    json.dump(result, file, ensure_ascii=False, indent=2)
+"""
+GRADESCOPE_FAILED = """result = {"score": 0, "output": output, "tests": [
+    {"name": "What the grader printed (instructors only)", "score": 0, "max_score": 0, "output": printed,
+     "visibility": "hidden"}]}
 """
 
 
+def grader_failed(failed_results: str) -> str:
+    """grader_failed.py for a platform: GRADER_FAILED, then its results (see above)."""
+    return GRADER_FAILED + failed_results + GRADER_FAILED_WRITE
+
+
 def release(out: Path) -> Path:
-    """Write the learners' copy of the course to `out`, which must be a new folder outside the kit
-    (inside, the copy would copy itself). It appears whole or not at all."""
+    """Write the learners' copy of the course to `out` (see new_folder)."""
+    return new_folder(out, write_course)
+
+
+def new_folder(out: Path, fill) -> Path:
+    """Write a folder at `out` by fill(folder), a new folder to fill. `out` must be a new folder
+    outside the kit (inside, a copy of the course would copy itself); it appears whole or not at all."""
     if out.exists():
         raise LessonError("release_exists", path=out)
     if out.resolve().is_relative_to(ROOT.resolve()):
         raise LessonError("release_inside_kit", path=out, kit=ROOT)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=out.parent) as building:
-        os.rename(_write_course(Path(building) / "course"), out)
+        folder = Path(building) / "out"
+        folder.mkdir()
+        fill(folder)
+        os.rename(folder, out)
     return out
 
 
-def _write_course(out: Path) -> Path:
+def write_course(out: Path) -> Path:
     """The learners' copy in `out`, a folder to be made: the shipped files, with the READMEs (the
     kit's and the lessons') and .gitignore made for learners."""
-    out.mkdir()
+    out.mkdir(parents=True, exist_ok=True)
     for name in SHIPPED:
         source = ROOT / name
         if name in FOR_LEARNERS:
@@ -164,20 +201,24 @@ def check_output_file(out: Path, suffixes: tuple[str, ...]) -> None:
         raise LessonError("no_such_folder", path=out.parent)
 
 
+def check_course_lesson(lesson: Lesson) -> None:
+    """Only the course's own lessons can be handed to a platform: it grades with the learners'
+    copy of the course, which holds only those."""
+    if lesson.folder.parent != ROOT / "lessons":
+        raise LessonError("bundle_needs_course_lesson", name=lesson.name)
+
+
 def gradescope_bundle(lesson: Lesson, out: Path, seed: int, lang: str, isolated: bool = True) -> Path:
     """A zip for Gradescope's "zip file upload": setup.sh, run_autograder and grader_failed.py at
     its top, the learners' copy of the course and the seed beside them. `isolated`: the bundle
     refuses to grade where the jail can't be built (see RUN_AUTOGRADER)."""
     check_output_file(out, (".zip",))
-    if lesson.folder.parent != ROOT / "lessons":
-        raise LessonError("bundle_needs_course_lesson", name=lesson.name)
-    scripts = {"setup.sh": SETUP_SH,
-               "run_autograder": RUN_AUTOGRADER.format(lesson=lesson.name, lang=lang,
-                                                       require=" --require-isolation" if isolated else ""),
-               "grader_failed.py": GRADER_FAILED}
+    check_course_lesson(lesson)
+    scripts = {"setup.sh": SETUP_SH, "run_autograder": run_submission(lesson, lang, isolated, RUN_AUTOGRADER),
+               "grader_failed.py": grader_failed(GRADESCOPE_FAILED)}
     partial = out.with_name(f".{out.name}.partial")
     with tempfile.TemporaryDirectory(prefix="reactlings-bundle-") as folder:
-        course = _write_course(Path(folder) / "course")
+        course = write_course(Path(folder) / "course")
         (course / "seed").write_text(f"{seed}\n", encoding="utf-8")
         try:
             with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:

@@ -2,6 +2,7 @@
 JUnit XML. Nothing here depends on time or machine, so the same grade gives the same bytes."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from rich.text import Text
 
 from .grading import CheckResult, Grade
 from .lessons import say
+from .outcomes import Problem
 from .wire import printable
 from .workspace import write_atomically
 
@@ -82,12 +84,13 @@ def display_path(path: Path) -> str:
         return clean(str(path), None)
 
 
-def print_report(grade: Grade, lang: str, command: str, trace: str | None = None,
+def print_report(grade: Grade, lang: str, command: str | None, trace: str | None = None,
                  console: Console | None = None, quiet: bool = False, show_seed: bool = True) -> None:
     """The terminal report: a summary line, then each TODO with its checks, a failure's reason
     (one root cause once) and the first hint. `trace` ("" for all, else a part of a check's or a
     scenario's name) adds the prompts, replies and tool calls of the matching checks. show_seed=False:
-    a report for students graded with the instructor's secret seed."""
+    a report for students graded with the instructor's secret seed. `command`: the one to run
+    again, or None where a student submits again instead (a platform's page)."""
     console = console or Console(highlight=False, soft_wrap=True)
     lesson = grade.lesson
     score = Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold")
@@ -120,16 +123,13 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
             elif not check.passed:
                 block(console, failure_text(check, grade, lang), 6)
                 if check.printed.strip():
-                    lines = clean(check.printed.rstrip()).splitlines()
-                    shown = "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
-                    block(console, f"{say('report_output', lang)}\n{shown}", 6, "dim")
+                    block(console, f"{say('report_output', lang)}\n{printed_excerpt(check)}", 6, "dim")
             # --trace: one root cause's trace once (the checks that say "same cause" show none)
             if trace is not None and not (check.name in same and same[check.name].name in traced):
                 runs = traced_runs(check, trace)
                 traced |= {check.name} if runs else set()
                 print_runs(console, runs, lang, runs_shown, check.title[lang])
-        unloaded = all(c.failure and c.failure.unloaded for c in checks if not c.passed)
-        if got < total and not unloaded:  # a hint can't help while the file does not load
+        if got < total and not load_failure(grade):  # a hint can't help while the file does not load
             block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
     if trace is not None and not traced:
         scenarios = sorted({run.scenario.name for check in grade.checks for run in check.runs})
@@ -141,7 +141,32 @@ def print_report(grade: Grade, lang: str, command: str, trace: str | None = None
     if grade.score == grade.max_score:
         console.print(Text(say("report_all_passed", lang), style="green"))
     else:
-        console.print(say("report_next", lang, command=command), markup=False, soft_wrap=True)  # a command to copy: one line
+        again = say("report_next", lang, command=command) if command else say("report_next_submit", lang)
+        console.print(again, markup=False, soft_wrap=True)  # a command to copy: one line
+
+
+def printed_excerpt(check: CheckResult) -> str:
+    """What the learner's code printed during the check: its first PRINTED_LINES lines, cleaned."""
+    lines = clean(check.printed.rstrip()).splitlines()
+    return "\n".join(lines[:PRINTED_LINES]) + ("\n…" if len(lines) > PRINTED_LINES else "")
+
+
+def report_text(grade: Grade, lang: str, command: str | None) -> str:
+    """The report as a student reads it on a platform's page or in a feedback file: plain text, 100
+    columns, no seed; `command` as print_report's."""
+    text = io.StringIO()
+    print_report(grade, lang, command, show_seed=False, console=Console(
+        file=text, width=100, highlight=False, color_system=None, soft_wrap=True))
+    return text.getvalue()
+
+
+def load_failure(grade: Grade) -> Problem | None:
+    """Why the file did not load (Problem.IMPORT_SYNTAX, IMPORT_HANG, …, whose `unloaded` is the
+    gradebook's status), or None when it loaded: every check failed for that one cause."""
+    failures = [c for c in grade.checks if not c.passed and c.failure]
+    if failures and all(c.failure.unloaded for c in failures):
+        return Problem(failures[0].failure.key)
+    return None
 
 
 def first_failing_todo(grade: Grade) -> str | None:
@@ -263,10 +288,13 @@ def gradescope(grade: Grade, lang: str, show_seed: bool = False) -> dict:
             "status": "passed" if check.passed else "failed", "output": output.strip(),
             "tags": [f"TODO {check.todo}", todo.function], "visibility": "visible",
         })
-    return {"score": grade.score, "max_score": grade.max_score,
-            "output": f"{grade.lesson.name}: {grade.score}/{grade.max_score}"
-                      + (f" (seed {grade.seed})" if show_seed else ""),
+    return {"score": grade.score, "max_score": grade.max_score, "output": score_line(grade, show_seed),
             "visibility": "visible", "tests": tests}
+
+
+def score_line(grade: Grade, show_seed: bool) -> str:
+    """`day06: 20/25`, for a platform's results; the seed only when asked for."""
+    return f"{grade.lesson.name}: {grade.score}/{grade.max_score}" + (f" (seed {grade.seed})" if show_seed else "")
 
 
 def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
@@ -294,11 +322,13 @@ def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
 
 
 def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
-    """Write the gradescope or junit results to `output`, or to stdout when it is None."""
+    """Write the gradescope, prairielearn or junit results to `output`, or to stdout when it is None."""
     if fmt == "junit":
         text = junit(grade, lang, show_seed)
     else:
-        text = json.dumps(gradescope(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
+        from .prairielearn import results  # it builds on this module
+        shaped = results if fmt == "prairielearn" else gradescope
+        text = json.dumps(shaped(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
