@@ -33,13 +33,14 @@ import pytest
 import yaml
 
 from validator import jail
+from validator.authoring.rules import FULL_MARKS_SEEDS, corpus_rule
+from validator.lessons import lesson_names, load_lesson
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
 FILES = sorted(CORPUS.glob("*/*.py"))  # tests/submissions/<lesson>/<file>.py
-MINIMUM = {"day01": (5, 14), "day02": (4, 12), "day03": (5, 20), "day04": (4, 15), "day05": (4, 12), "day06": (5, 14), "day07": (4, 10), "day08": (5, 17), "day09": (5, 14), "day10": (5, 18), "day11": (6, 16), "day12": (5, 20)}  # (good, bad) submissions each lesson must have
+LESSONS = lesson_names()  # each sets its corpus minimum in lesson.yaml, `corpus: {good: 5, bad: 14}`
 KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python")
-FULL_MARKS_SEEDS = (0, 7)
 pytestmark = pytest.mark.slow  # hundreds of gradings: `pytest -m "not slow"` leaves them out
 
 
@@ -116,14 +117,11 @@ def summary(tests: list[dict]) -> str:
 
 # ---------------------------------------------------------------- the corpus itself
 
-@pytest.mark.parametrize("lesson", sorted(MINIMUM))
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_corpus_is_large_enough(lesson):
-    files = [path for path in FILES if lesson_of(path) == lesson]
-    good = [path for path in files if path.name.startswith("good_")]
-    bad = [path for path in files if path.name.startswith("bad_")]
-    assert len(good) >= MINIMUM[lesson][0], f"only {len(good)} good_*.py submissions for {lesson}"
-    assert len(bad) >= MINIMUM[lesson][1], f"only {len(bad)} bad_*.py submissions for {lesson}"
-    assert len(good) + len(bad) == len(files), "every submission is named good_*.py or bad_*.py"
+    """At least the good_*.py and bad_*.py files lesson.yaml's `corpus:` asks for, no other (check-lesson's rule)."""
+    verdict = corpus_rule(load_lesson(lesson))
+    assert verdict.status == "pass", verdict.detail
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: f"{lesson_of(path)}/{path.name}")
@@ -191,7 +189,7 @@ def test_grading_is_deterministic():
     assert first.stdout == second.stdout
 
 
-@pytest.mark.parametrize("lesson", sorted(MINIMUM))
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_a_class_run_grades_every_file_as_a_single_run_does(lesson, tmp_path):
     """`validate.py grade` (warm workers, children forked from a fork server, one pytest session
     for many files) gives every student the very report `validate.py --file` gives."""

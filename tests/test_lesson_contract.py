@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from mock_llm.registry import PROTOCOLS
 from validator import jail
-from validator.lessons import LessonError, load_lesson
+from validator.authoring import course, rules
+from validator.lessons import LANGS, LessonError, load_lesson
 from validator.templates import make_template
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,26 +120,92 @@ LESSON_CHECKS = sorted((ROOT / "lessons").glob("*/checks.py")) + [THROWAWAY / "c
 @pytest.mark.parametrize("path", LESSON_CHECKS, ids=lambda p: p.parent.name)
 def test_checks_import_only_the_authoring_api(path):
     """Checks see the kit through validator.checking alone, so the core can change under them."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-        elif isinstance(node, ast.Import):
-            module = node.names[0].name
-        else:
-            continue
-        top = module.split(".")[0]
-        assert module == "validator.checking" or top not in ("validator", "mock_llm"), (
-            f"{path.parent.name}/checks.py imports {module}")
+    assert not rules.checks_import_problems(path)
 
 
-LESSON_NAMES = sorted(p.parent.name for p in (ROOT / "lessons").glob("*/lesson.yaml"))
+LESSON_DIRS = course.kit_lessons()
 
 
-@pytest.mark.parametrize("readme", ["README.md", "README.zh.md"])
-@pytest.mark.parametrize("name", LESSON_NAMES)
-def test_each_lesson_text_links_to_the_one_before_and_after(name, readme):
-    text = (ROOT / "lessons" / name / readme).read_text(encoding="utf-8")
-    position = LESSON_NAMES.index(name)
-    for neighbour in LESSON_NAMES[max(0, position - 1):position] + LESSON_NAMES[position + 1:position + 2]:
-        assert f"](../{neighbour}/{readme})" in text, f"{name}/{readme} does not link to {neighbour}"
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("folder", LESSON_DIRS, ids=lambda p: p.name)
+def test_each_lesson_text_links_to_the_one_before_and_after(folder, lang):
+    problems = course.navigation_problems(folder, lang)
+    assert not problems, f"{problems} (run `{course.FIX}`)"
+
+
+def test_the_root_readmes_course_table_is_the_lessons_own():
+    problems = course.table_problems()
+    assert not problems, f"{problems} (run `{course.FIX}`)"
+
+
+def test_an_import_of_the_core_in_checks_is_named_with_its_line(tmp_path):
+    checks = tmp_path / "checks.py"
+    checks.write_text("from validator.checking import check\nfrom validator.runner import Outcome\nimport mock_llm.chat\n",
+                      encoding="utf-8")
+    assert rules.checks_import_problems(checks) == ["checks.py:2 imports validator.runner",
+                                                    "checks.py:3 imports mock_llm.chat"]
+
+
+# ---------------------------------------------------------------- validate.py new, check-lesson
+
+def authoring(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "validate.py", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def verdicts(output: str) -> dict[str, str]:
+    """check-lesson's lines: rule -> pass, FAIL or skip."""
+    return {line[8:].split(":")[0]: line[2:6].strip() for line in output.splitlines()
+            if line[2:6].strip() in ("pass", "FAIL", "skip")}
+
+
+@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+def test_a_new_lesson_grades_at_once_and_passes_check_lesson(tmp_path, protocol):
+    folder = tmp_path / "lessons" / "day13"
+    made = authoring("new", str(folder), "--protocol", protocol)
+    assert made.returncode == 0, made.stderr
+    assert {p.name for p in folder.iterdir()} == {"lesson.yaml", "scenarios.yaml", "tools.py", "checks.py",
+                                                  "README.md", "README.zh.md", "solution.py", "day13.py"}
+    for seed in ("0", "7"):
+        status, report = grade(str(folder), "--solution", "--seed", seed)
+        assert (status, report["score"]) == (0, report["max_score"]) and report["max_score"] > 0, report
+    status, report = grade(str(folder), "--file", str(folder / "day13.py"))
+    assert (status, report["score"]) == (1, 0)
+    checked = authoring("check-lesson", str(folder))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    found = verdicts(checked.stdout)
+    assert set(found.values()) == {"pass", "skip"} and len(found) == len(rules.RULES) + 1, checked.stdout
+    assert {rule for rule, status in found.items() if status == "skip"} == {
+        "the root README's course table", "corpus minimum", "audit"}  # outside the kit, no corpus, not asked
+
+
+def test_new_refuses_an_existing_folder_an_unknown_protocol_and_a_bad_name(tmp_path):
+    folder = tmp_path / "day13"
+    folder.mkdir()
+    (folder / "notes.md").write_text("mine", encoding="utf-8")
+    for argv, says in ((["new", str(folder), "--protocol", "chat"], "exists already"),
+                       (["new", str(tmp_path / "day14"), "--protocol", "decision"],
+                        "unknown protocol 'decision' (known: chat, decisions, json, text, text_chat)"),
+                       (["new", str(tmp_path / "Lesson 14"), "--protocol", "chat"], "is not a lesson name")):
+        done = authoring(*argv)
+        assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["day13"] and [p.name for p in folder.iterdir()] == ["notes.md"]
+
+
+def test_new_lessons_link_to_each_other_and_check_lesson_says_what_to_fix(tmp_path):
+    first, second = tmp_path / "day13", tmp_path / "day14"
+    for folder in (first, second):
+        assert authoring("new", str(folder), "--protocol", "decisions").returncode == 0
+    assert "[day14](../day14/README.zh.md) →" in (first / "README.zh.md").read_text(encoding="utf-8")
+    readme = second / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8").replace("TODO 1.1", "the TODO"), encoding="utf-8")
+    solution = second / "solution.py"
+    solution.write_text(solution.read_text(encoding="utf-8").replace("to watch your agent", "to watch it"), encoding="utf-8")
+    checked = authoring("check-lesson", str(second))
+    assert checked.returncode == 1
+    assert verdicts(checked.stdout)["READMEs name each TODO with its function"] == "FAIL"
+    assert "day14/README.md never mentions TODO 1.1 agent" in checked.stdout
+    assert verdicts(checked.stdout)["exercise file is made from the solution"] == "FAIL"
+    assert f"fix: {course.FIX}" in checked.stdout
+    fixed = authoring("check-lesson", str(second), "--fix")
+    assert "wrote" in fixed.stdout and verdicts(fixed.stdout)["exercise file is made from the solution"] == "pass"
