@@ -4,8 +4,8 @@ tests/lessons/day99_throwaway is such a lesson, with its own tool, its own data 
 JSON-decision protocol. It is copied to a temporary folder, its exercise file is made from its
 solution, and both are graded with `python validate.py <folder>`, as a user would.
 """
-import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +15,7 @@ import pytest
 
 from mock_llm.registry import PROTOCOLS
 from validator import jail
+from validator.authoring import command as authors
 from validator.authoring import course, rules
 from validator.lessons import LANGS, LessonError, load_lesson
 from validator.templates import make_template
@@ -209,3 +210,10 @@ def test_new_lessons_link_to_each_other_and_check_lesson_says_what_to_fix(tmp_pa
     assert f"fix: {course.FIX}" in checked.stdout
     fixed = authoring("check-lesson", str(second), "--fix")
     assert "wrote" in fixed.stdout and verdicts(fixed.stdout)["exercise file is made from the solution"] == "pass"
+
+
+@pytest.mark.parametrize("name", authors.COMMANDS)
+def test_the_authors_commands_are_in_the_help_with_every_argument_explained(name):
+    assert [a.dest for a in authors.parser(name)._actions if not a.help] == []
+    assert re.search(rf"^\s+python validate\.py {name}\b", authoring("--help").stdout, re.M)
+    assert f"usage: validate.py {name}" in authoring(name, "--help").stdout

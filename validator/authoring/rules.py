@@ -187,7 +187,7 @@ def audit_rule(lesson: Lesson, jobs: int) -> tuple[Verdict, str | None]:
         return Verdict("audit", "pass", detail), measured
     wrong = [f"stale equivalent {s}" for s in result.stale]
     return Verdict("audit", "FAIL", "; ".join([f"{detail}, under {THRESHOLD:.0f} %"] + wrong),
-                   AUDIT_FIX.replace("LESSON", lesson.name)), measured
+                   AUDIT_FIX.replace("LESSON", str(lesson.folder))), measured
 
 
 def record_audit(lesson: Lesson, measured: str) -> bool:

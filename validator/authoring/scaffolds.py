@@ -135,6 +135,21 @@ LIMIT = '''\
     # END SOLUTION
 '''
 
+# the decision protocols' loop: DECIDE reads the model's reply as `decision`, SAID is the reply as sent back
+DECISION_LOOP = '''
+
+def agent(question: str, tools: dict, max_steps: int = 5) -> str:
+    """TODO 1.1: the agent loop."""
+    # BEGIN SOLUTION
+    messages = [{"role": "user", "content": question}]
+    for _ in range(max_steps):
+DECIDE
+        if decision["type"] == "final":
+            return decision["content"]
+        messages.append({"role": "assistant", "content": SAID})
+        messages.append({"role": "tool", "content": str(tools[decision["name"]](**decision["args"]))})
+''' + LIMIT + DEMO
+
 DECISIONS = HEAD + '''\
 import mock_llm
 
@@ -142,19 +157,7 @@ import mock_llm
 def llm(messages: list[dict]) -> dict:
     """The model: {"type": "tool", "name": …, "args": {…}} or {"type": "final", "content": …}."""
     return mock_llm.reply("$name", messages)
-
-
-def agent(question: str, tools: dict, max_steps: int = 5) -> str:
-    """TODO 1.1: the agent loop."""
-    # BEGIN SOLUTION
-    messages = [{"role": "user", "content": question}]
-    for _ in range(max_steps):
-        decision = llm(messages)
-        if decision["type"] == "final":
-            return decision["content"]
-        messages.append({"role": "assistant", "content": decision})
-        messages.append({"role": "tool", "content": str(tools[decision["name"]](**decision["args"]))})
-''' + LIMIT + DEMO
+''' + DECISION_LOOP.replace("DECIDE", "        decision = llm(messages)").replace("SAID", "decision")
 
 JSON = HEAD + '''\
 import json
@@ -165,20 +168,8 @@ import mock_llm
 def llm(messages: list[dict]) -> str:
     """The model: a decision written as JSON text, sometimes in a code fence or between sentences."""
     return mock_llm.reply("$name", messages)
-
-
-def agent(question: str, tools: dict, max_steps: int = 5) -> str:
-    """TODO 1.1: the agent loop."""
-    # BEGIN SOLUTION
-    messages = [{"role": "user", "content": question}]
-    for _ in range(max_steps):
-        reply = llm(messages)
-        decision = json.loads(reply[reply.index("{"):reply.rindex("}") + 1])
-        if decision["type"] == "final":
-            return decision["content"]
-        messages.append({"role": "assistant", "content": reply})
-        messages.append({"role": "tool", "content": str(tools[decision["name"]](**decision["args"]))})
-''' + LIMIT + DEMO
+''' + DECISION_LOOP.replace("DECIDE", '''        reply = llm(messages)
+        decision = json.loads(reply[reply.index("{"):reply.rindex("}") + 1])''').replace("SAID", "reply")
 
 TEXT_PROMPT = '''\
 FORMAT = """Answer the question. You can use the tool km_to_miles (converts kilometres to miles; input: the
