@@ -217,3 +217,27 @@ def test_the_authors_commands_are_in_the_help_with_every_argument_explained(name
     assert [a.dest for a in authors.parser(name)._actions if not a.help] == []
     assert re.search(rf"^\s+python validate\.py {name}\b", authoring("--help").stdout, re.M)
     assert f"usage: validate.py {name}" in authoring(name, "--help").stdout
+
+
+def test_new_in_the_kits_lessons_puts_the_solution_in_solutions_and_regenerates_the_course(tmp_path, monkeypatch):
+    """The kit's own layout, in a temporary copy: lessons/, solutions/, the root README's table."""
+    from validator import lessons
+    from validator.authoring import scaffold
+    kit = tmp_path / "kit"
+    for module, name, path in ((scaffold, "LESSONS_DIR", kit / "lessons"), (course, "LESSONS_DIR", kit / "lessons"),
+                               (scaffold, "SOLUTIONS_DIR", kit / "solutions"),
+                               (lessons, "SOLUTIONS_DIR", kit / "solutions"), (course, "ROOT", kit)):
+        monkeypatch.setattr(module, name, path)
+    (kit / "solutions").mkdir(parents=True)
+    (kit / "README.md").write_text(f"# course\n\n{course.TABLE_START}\n{course.TABLE_END}\n\nmore\n", encoding="utf-8")
+    scaffold.new_lesson("day13", "decisions")
+    scaffold.new_lesson("day14", "text")
+    assert sorted(p.name for p in (kit / "solutions").iterdir()) == ["day13.py", "day14.py"]
+    first = load_lesson(str(kit / "lessons" / "day13"))
+    assert first.solution == kit / "solutions" / "day13.py" and first.exercise.is_file()
+    assert "[day14](../day14/README.md) →" in (kit / "lessons" / "day13" / "README.md").read_text(encoding="utf-8")
+    readme = (kit / "README.md").read_text(encoding="utf-8")
+    assert "| day13 | the agent loop, one tool | decisions | not measured |\n| day14 |" in readme
+    assert readme.endswith(f"{course.TABLE_END}\n\nmore\n") and not course.table_problems()
+    corpus = rules.corpus_rule(first)  # a lesson of the kit sets its corpus minimum: new does not
+    assert corpus.status == "FAIL" and "sets no `corpus:" in corpus.detail and "good_*.py" in corpus.fix

@@ -67,17 +67,23 @@ def check(names: list[str], fix: bool, audit: bool, jobs: int) -> int:
                 print(f"wrote {_shown(path)}")
         print(f"{lesson.name} ({_shown(lesson.folder)})")
         verdicts = rules.check_lesson(lesson)
-        if audit:
-            measured_verdict, measured = rules.audit_rule(lesson, jobs)
-            verdicts.append(measured_verdict)
-            if fix and not rules.record_audit(lesson, measured):
-                print("  note: lesson.yaml has no `course:` `audit:` line to write the score to")
-        else:
-            verdicts.append(rules.Verdict("audit", "skip", "not asked for (--audit: a minute or more)"))
+        verdicts.append(audited(lesson, fix, jobs) if audit else
+                        rules.Verdict("audit", "skip", "not asked for (--audit: a minute or more)"))
         for verdict in verdicts:
             show(verdict)
         failed |= any(v.status == "FAIL" for v in verdicts)
     return 1 if failed else 0
+
+
+def audited(lesson, fix: bool, jobs: int) -> rules.Verdict:
+    """The audit's verdict; with fix, its score written into lesson.yaml."""
+    try:
+        verdict, measured = rules.audit_rule(lesson, jobs)
+    except LessonError as error:  # the reference solution fails: no audit without one
+        return rules.Verdict("audit", "FAIL", str(error), "make the solution score full marks first")
+    if fix and not rules.record_audit(lesson, measured):
+        print("  note: lesson.yaml has no `course:` `audit:` line to write the score to")
+    return verdict
 
 
 def fixed(lesson) -> list:
