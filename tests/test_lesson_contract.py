@@ -229,7 +229,7 @@ def test_new_in_the_kits_lessons_puts_the_solution_in_solutions_and_regenerates_
                                (lessons, "SOLUTIONS_DIR", kit / "solutions"), (course, "ROOT", kit)):
         monkeypatch.setattr(module, name, path)
     (kit / "solutions").mkdir(parents=True)
-    (kit / "README.md").write_text(f"# course\n\n{course.TABLE_START}\n{course.TABLE_END}\n\nmore\n", encoding="utf-8")
+    (kit / "README.md").write_text(f"# course\n\n{course.TABLE_HEAD}\nmore\n", encoding="utf-8")
     scaffold.new_lesson("day13", "decisions")
     scaffold.new_lesson("day14", "text")
     assert sorted(p.name for p in (kit / "solutions").iterdir()) == ["day13.py", "day14.py"]
@@ -238,6 +238,6 @@ def test_new_in_the_kits_lessons_puts_the_solution_in_solutions_and_regenerates_
     assert "[day14](../day14/README.md) →" in (kit / "lessons" / "day13" / "README.md").read_text(encoding="utf-8")
     readme = (kit / "README.md").read_text(encoding="utf-8")
     assert "| day13 | the agent loop, one tool | decisions | not measured |\n| day14 |" in readme
-    assert readme.endswith(f"{course.TABLE_END}\n\nmore\n") and not course.table_problems()
+    assert readme.endswith("| not measured |\n\nmore\n") and not course.table_problems()
     corpus = rules.corpus_rule(first)  # a lesson of the kit sets its corpus minimum: new does not
     assert corpus.status == "FAIL" and "sets no `corpus:" in corpus.detail and "good_*.py" in corpus.fix

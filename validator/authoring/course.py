@@ -17,9 +17,7 @@ from .texts import READMES, lesson_data
 
 NAVIGATION = "<!-- lesson navigation -->"  # the line above each README's navigation line
 COURSE_LINK = {"en": "the course", "zh": "课程总览"}
-TABLE_START = "<!-- course table: `python validate.py check-lesson --fix` writes it from each lesson.yaml -->"
-TABLE_END = "<!-- end course table -->"
-TABLE_HEAD = "| lesson | what you write | protocol | audit |\n|---|---|---|---|\n"
+TABLE_HEAD = "| lesson | what you write | protocol | audit |\n|---|---|---|---|\n"  # the table runs to its last | line
 PROTOCOL_SHOWN = {"text_chat": "text over chat"}  # the table's words for a protocol, where not its name
 FIX = "python validate.py check-lesson --fix"
 
@@ -93,11 +91,14 @@ def course_table() -> str:
 
 
 def with_table(text: str) -> str:
-    """The root README with its course table, between its markers, generated."""
-    head, start, rest = text.partition(TABLE_START + "\n")
-    if not start or TABLE_END not in rest:
-        raise ValueError(f"README.md has no `{TABLE_START}` … `{TABLE_END}` block")
-    return head + start + course_table() + rest[rest.index(TABLE_END):]
+    """The root README with its course table generated: the lines from its head to the last `|` line."""
+    start = text.find(TABLE_HEAD)
+    if start < 0:
+        raise ValueError(f"README.md has no course table starting `{TABLE_HEAD.splitlines()[0]}`")
+    end = start + len(TABLE_HEAD)
+    while text.startswith("|", end):
+        end = text.index("\n", end) + 1 if "\n" in text[end:] else len(text)
+    return text[:start] + course_table() + text[end:]
 
 
 def table_problems() -> list[str]:
