@@ -17,7 +17,7 @@ import sys
 from mock_llm import ScenarioError
 
 from ..lessons import LessonError, lesson_names, load_lesson
-from ..templates import make_template
+from ..templates import stale
 from . import course, rules
 from .scaffold import new_lesson
 
@@ -88,13 +88,10 @@ def audited(lesson, fix: bool, jobs: int) -> rules.Verdict:
 
 def fixed(lesson) -> list:
     """Write the lesson's generated files: its exercise file, its course's navigation and table."""
-    written = []
-    if lesson.solution.is_file():
-        wanted = make_template(lesson.solution.read_text(encoding="utf-8"), lesson)
-        if not lesson.exercise.is_file() or lesson.exercise.read_text(encoding="utf-8") != wanted:
-            lesson.exercise.write_text(wanted, encoding="utf-8")
-            written.append(lesson.exercise)
-    return written + course.fix_course(lesson.folder)
+    wanted = stale(lesson)
+    if wanted is not None:
+        lesson.exercise.write_text(wanted, encoding="utf-8")
+    return ([lesson.exercise] if wanted is not None else []) + course.fix_course(lesson.folder)
 
 
 def show(verdict: rules.Verdict) -> None:

@@ -109,9 +109,9 @@ def table_problems() -> list[str]:
         return [str(error)]
     if wanted == text:
         return []
-    stale = set(wanted.splitlines()) - set(text.splitlines())
+    rows = set(wanted.splitlines()) - set(text.splitlines())
     return ["README.md's course table is not the one the lessons' lesson.yaml give; rows that should read: "
-            + "; ".join(sorted(line for line in stale if line.startswith("|")))]
+            + "; ".join(sorted(line for line in rows if line.startswith("|")))]
 
 
 def fix_course(folder: Path) -> list[Path]:

@@ -13,7 +13,7 @@ from typing import Callable
 from mock_llm import ScenarioError
 
 from ..lessons import LANGS, ROOT, Lesson, LessonError
-from ..templates import make_template
+from ..templates import stale
 from . import course, texts
 
 FULL_MARKS_SEEDS = (0, 7)  # the lesson's own seed, and one that draws other numbers
@@ -64,9 +64,7 @@ def template_current_rule(lesson: Lesson) -> Verdict:
     name = "exercise file is made from the solution"
     if not lesson.solution.is_file():
         return Verdict(name, "skip", "no solution to make it from")
-    wanted = make_template(lesson.solution.read_text(encoding="utf-8"), lesson)
-    current = lesson.exercise.read_text(encoding="utf-8") if lesson.exercise.is_file() else None
-    return verdict(name, [] if current == wanted else [f"{lesson.exercise.name} is not what the solution makes"],
+    return verdict(name, [f"{lesson.exercise.name} is not what the solution makes"] if stale(lesson) else [],
                    f"{FIX} (or python -m validator.templates) writes it")
 
 
@@ -185,7 +183,8 @@ def audit_rule(lesson: Lesson, jobs: int) -> tuple[Verdict, str | None]:
     detail = f"{result.score:.1f} % ({measured}) killed on their own TODO"
     if passed(result):
         return Verdict("audit", "pass", detail), measured
-    wrong = [f"stale equivalent {s}" for s in result.stale]
+    wrong = [f"stale equivalent {s}" for s in result.stale] + [
+        f"{o.mutant.id} is listed as equivalent, but {o.status}" for o in result.outcomes if o.equivalent and o.status != "survived"]
     return Verdict("audit", "FAIL", "; ".join([f"{detail}, under {THRESHOLD:.0f} %"] + wrong),
                    AUDIT_FIX.replace("LESSON", str(lesson.folder))), measured
 

@@ -15,7 +15,7 @@ from string import Template
 from mock_llm import protocol
 
 from ..lessons import LESSONS_DIR, SOLUTIONS_DIR, LessonError, load_lesson
-from ..templates import make_template
+from ..templates import stale
 from . import course
 from .scaffolds import FILES, SOLUTIONS
 
@@ -38,14 +38,13 @@ def new_lesson(given: str, protocol_name: str) -> list[Path]:
         raise LessonError(f"{solution} exists already: `new` never writes over an author's files")
     fill = _filler(folder.name, protocol_name, in_kit)
     folder.mkdir(parents=True)
-    written = []
     for name, text in FILES.items():
-        written.append(folder / name.replace("NAME", folder.name))
-        written[-1].write_text(fill(text), encoding="utf-8")
+        (folder / name).write_text(fill(text), encoding="utf-8")
     solution.write_text(fill(SOLUTIONS[protocol_name]), encoding="utf-8")
     lesson = load_lesson(str(folder))
-    lesson.exercise.write_text(make_template(solution.read_text(encoding="utf-8"), lesson), encoding="utf-8")
-    return list(dict.fromkeys(written + [solution, lesson.exercise] + course.fix_course(folder)))
+    lesson.exercise.write_text(stale(lesson), encoding="utf-8")
+    written = [folder / name for name in FILES] + [solution, lesson.exercise] + course.fix_course(folder)
+    return list(dict.fromkeys(written))
 
 
 def _filler(name: str, protocol_name: str, in_kit: bool):
