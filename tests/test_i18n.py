@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:  # the checks modules import validator and mock_ll
     sys.path.insert(0, str(ROOT))
 
 from validator.authoring import texts  # noqa: E402  (after the sys.path fix above)
-from validator.authoring.texts import READMES, lesson_data, message_uses, todo_markers  # noqa: E402
+from validator.authoring.texts import CJK, READMES, lesson_data, message_uses, todo_markers  # noqa: E402
 from validator.lessons import LANGS, catalog  # noqa: E402
 
 # Importing a checks module applies its `todo` marks, which only the validator registers.
@@ -28,9 +28,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning
 
 LESSON_DIRS = sorted(p.parent for p in (ROOT / "lessons").glob("*/lesson.yaml"))
 LESSON_IDS = [d.name for d in LESSON_DIRS]
-CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
-INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 # Keys the runner builds at run time ("import_" + problem, validator/runner.py), so no literal
 # in the code names them.
@@ -39,16 +36,6 @@ DERIVED_KEYS = {"import_hang", "import_died"}
 # Call sites known to leave a placeholder unfilled: (file, key) -> why. Each is an xfail(strict),
 # so fixing the code makes the test pass unexpectedly: then delete the entry.
 KNOWN_UNFILLED: dict = {}  # (file, key) -> why a message is knowingly left with a placeholder unfilled
-
-
-def prose(markdown: str) -> str:
-    """The text of a Markdown file without its code (where English is expected in any language)."""
-    return INLINE_CODE.sub("", CODE_BLOCK.sub("", markdown))
-
-
-def cjk_share(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    return sum(1 for c in letters if CJK.match(c)) / max(len(letters), 1)
 
 
 @functools.cache
@@ -70,44 +57,26 @@ def test_there_are_lessons():
 @pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)
 @pytest.mark.parametrize("lang", list(READMES))
 def test_readme_exists_and_is_not_empty(folder, lang):
-    path = folder / READMES[lang]
-    assert path.is_file(), f"{path.relative_to(ROOT)} is missing"
-    assert path.read_text(encoding="utf-8").strip(), f"{path.relative_to(ROOT)} is empty"
+    assert not texts.readme_missing(folder, lang)
 
 
 @pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)
 def test_readmes_are_in_their_language(folder):
-    zh = prose((folder / READMES["zh"]).read_text(encoding="utf-8"))
-    en = prose((folder / READMES["en"]).read_text(encoding="utf-8"))
-    assert CJK.search(zh), f"{folder.name}/{READMES['zh']} contains no Chinese"
-    # Tool names, file names and the like stay English; the sentences must not.
-    assert cjk_share(zh) > 0.5, \
-        f"{folder.name}/{READMES['zh']}: only {cjk_share(zh):.0%} of its prose is Chinese"
-    assert cjk_share(en) < 0.1, \
-        f"{folder.name}/{READMES['en']}: {cjk_share(en):.0%} of its prose is Chinese"
+    assert CJK.search(texts.readme(folder, "zh")), f"{folder.name}/{READMES['zh']} contains no Chinese"
+    problems = texts.language_problems(folder)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)
 def test_the_chinese_readmes_code_comments_are_chinese(folder):
-    """A comment that explains, in a code block of README.zh.md, is in Chinese as the prose is; a
-    program's output shown as comments (`# {"id": …`, its continuation lines) stays as printed."""
-    english = []
-    for block in CODE_BLOCK.findall((folder / READMES["zh"]).read_text(encoding="utf-8")):
-        for line in block.splitlines()[1:]:
-            comment = re.search(r"(?:^|\s)#(\s*)(.*)$", line)
-            if not comment or comment.group(1).startswith("  ") or comment.group(2).startswith(("{", "HTTP")):
-                continue
-            if re.search(r"\b[A-Za-z]+ [a-z]+ [a-z]+\b", comment.group(2)) and not CJK.search(comment.group(2)):
-                english.append(line.strip())
-    assert not english, f"{folder.name}/{READMES['zh']}: comments still in English: {english}"
+    problems = texts.english_comments(folder)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)
 def test_readmes_have_the_same_structure(folder):
-    def headings(lang):
-        text = CODE_BLOCK.sub("", (folder / READMES[lang]).read_text(encoding="utf-8"))
-        return [line.split(" ", 1)[0] for line in text.splitlines() if re.match(r"#+ ", line)]
-    assert headings("zh") == headings("en"), "the two READMEs have different heading levels/counts"
+    problems = texts.heading_problems(folder)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("folder", LESSON_DIRS, ids=LESSON_IDS)

@@ -102,6 +102,15 @@ def message_keys_rule(lesson: Lesson) -> Verdict:
                    "add the key under `messages:` in lesson.yaml (en and zh), or pass the missing parameters")
 
 
+def readme_language_rule(lesson: Lesson) -> Verdict:
+    folder = lesson.folder
+    problems = [p for lang in LANGS for p in texts.readme_missing(folder, lang)]
+    problems += texts.language_problems(folder) + texts.english_comments(folder) + texts.heading_problems(folder)
+    return verdict("READMEs in their language, with the same headings", problems,
+                   "README.md in English, README.zh.md in Chinese (its prose and its code comments; names stay "
+                   "English), the same headings in the same order")
+
+
 def readme_todos_rule(lesson: Lesson) -> Verdict:
     problems = [p for lang in LANGS for p in texts.readme_todo_problems(lesson.folder, lang)]
     return verdict("READMEs name each TODO with its function", problems,
@@ -156,7 +165,7 @@ def smallest_minimum() -> dict:
 
 RULES: list[Callable[[Lesson], Verdict]] = [
     solution_rule, template_rule, template_current_rule, checks_import_rule, texts_rule, message_keys_rule,
-    readme_todos_rule, navigation_rule, table_rule, corpus_rule]
+    readme_language_rule, readme_todos_rule, navigation_rule, table_rule, corpus_rule]
 
 
 def check_lesson(lesson: Lesson) -> list[Verdict]:

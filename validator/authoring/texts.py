@@ -191,12 +191,63 @@ def message_key_problems(folder: Path) -> list[str]:
 
 # ---------------------------------------------------------------- the READMEs
 
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def readme(folder: Path, lang: str) -> str:
+    """The README in `lang`, "" when it is missing."""
+    path = folder / READMES[lang]
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+def prose(markdown: str) -> str:
+    """The text of a Markdown file without its code (where English is expected in any language)."""
+    return INLINE_CODE.sub("", CODE_BLOCK.sub("", markdown))
+
+
+def cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(1 for c in letters if CJK.match(c)) / max(len(letters), 1)
+
+
+def readme_missing(folder: Path, lang: str) -> list[str]:
+    return [] if readme(folder, lang).strip() else [f"{folder.name}/{READMES[lang]} is missing or empty"]
+
+
+def language_problems(folder: Path) -> list[str]:
+    """Each README in its language: tool names, file names and code stay English, sentences do not."""
+    zh, en = (cjk_share(prose(readme(folder, lang))) for lang in ("zh", "en"))
+    return ([f"{folder.name}/{READMES['zh']}: only {zh:.0%} of its prose is Chinese"] if zh <= 0.5 else []) + \
+        ([f"{folder.name}/{READMES['en']}: {en:.0%} of its prose is Chinese"] if en >= 0.1 else [])
+
+
+def english_comments(folder: Path) -> list[str]:
+    """A comment that explains, in a code block of README.zh.md, is in Chinese as the prose is; a
+    program's output shown as comments (`# {"id": …`, its continuation lines) stays as printed."""
+    english = []
+    for block in CODE_BLOCK.findall(readme(folder, "zh")):
+        for line in block.splitlines()[1:]:
+            comment = re.search(r"(?:^|\s)#(\s*)(.*)$", line)
+            if not comment or comment.group(1).startswith("  ") or comment.group(2).startswith(("{", "HTTP")):
+                continue
+            if re.search(r"\b[A-Za-z]+ [a-z]+ [a-z]+\b", comment.group(2)) and not CJK.search(comment.group(2)):
+                english.append(line.strip())
+    return [f"{folder.name}/{READMES['zh']}: comments still in English: {english}"] if english else []
+
+
+def heading_problems(folder: Path) -> list[str]:
+    def headings(lang):
+        return [line.split(" ", 1)[0] for line in CODE_BLOCK.sub("", readme(folder, lang)).splitlines()
+                if re.match(r"#+ ", line)]
+    return [] if headings("zh") == headings("en") else [
+        f"{folder.name}: the two READMEs have different heading levels or counts"]
+
+
 def readme_todo_problems(folder: Path, lang: str) -> list[str]:
     """The README in `lang` names every TODO ("TODO 1.2") and its function."""
-    path = folder / READMES[lang]
-    if not path.is_file():
-        return [f"{folder.name}/{READMES[lang]} is missing"]
-    text = path.read_text(encoding="utf-8")
+    text = readme(folder, lang)
     missing = [f"TODO {t['id']} {t['function']}" for t in lesson_data(folder)["todos"]
                if t["function"] not in text or f"TODO {t['id']}" not in text]
     return [f"{folder.name}/{READMES[lang]} never mentions {', '.join(missing)}"] if missing else []
