@@ -33,6 +33,7 @@ import pytest
 import yaml
 
 from validator import jail
+from validator.authoring.corpus import declaration_problems, read_header
 from validator.authoring.rules import FULL_MARKS_SEEDS, corpus_rule
 from validator.lessons import lesson_names, load_lesson
 
@@ -40,7 +41,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
 FILES = sorted(CORPUS.glob("*/*.py"))  # tests/submissions/<lesson>/<file>.py
 LESSONS = lesson_names()  # each sets its corpus minimum in lesson.yaml, `corpus: {good: 5, bad: 14}`
-KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python")
 pytestmark = pytest.mark.slow  # hundreds of gradings: `pytest -m "not slow"` leaves them out
 
 
@@ -55,19 +55,6 @@ def todo_ids(lesson: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- reading headers, running the grader
-
-def read_header(path: Path) -> dict[str, str]:
-    """The `# key: value` lines at the top of a file, as {key: value}."""
-    header: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8-sig").splitlines():  # a file may start with a BOM
-        if not line.startswith("#"):
-            break
-        key, colon, value = line.lstrip("#").partition(":")
-        if colon and key.strip() in KEYS:
-            key = key.strip()
-            header[key] = f"{header.get(key, '')} {value.strip()}".strip()
-    return header
-
 
 def run_validator(path: Path, seed: int) -> subprocess.CompletedProcess:
     command = [sys.executable, "validate.py", lesson_of(path), "--file", str(path), "--seed", str(seed),
@@ -126,19 +113,8 @@ def test_corpus_is_large_enough(lesson):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: f"{lesson_of(path)}/{path.name}")
 def test_every_file_declares_an_expectation(path):
-    header = read_header(path)
-    if path.name.startswith("good_"):
-        assert header.get("expect") == "full", "a good_ file declares `# expect: full`"
-        assert "expect-lose" not in header
-    else:
-        assert "expect" not in header, "a bad_ file declares `# expect-lose:`, not `# expect:`"
-        assert header.get("expect-lose"), "a bad_ file declares the TODOs it loses: `# expect-lose: 4.1`"
-        assert header.get("why"), "a bad_ file says why in one sentence: `# why: ...`"
-    for key in ("expect-lose", "expect-keep"):
-        unknown = set(header.get(key, "").split()) - set(todo_ids(lesson_of(path)))
-        assert not unknown, f"{key} names TODOs {lesson_of(path)} does not have: {sorted(unknown)}"
-    both = set(header.get("expect-lose", "").split()) & set(header.get("expect-keep", "").split())
-    assert not both, f"TODOs both lost and kept: {sorted(both)}"
+    problems = declaration_problems(path, todo_ids(lesson_of(path)))
+    assert not problems, "\n".join(problems)
 
 
 def python_needed(path: Path) -> tuple[int, ...]:

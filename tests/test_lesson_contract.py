@@ -16,7 +16,7 @@ import pytest
 from mock_llm.registry import PROTOCOLS
 from validator import jail
 from validator.authoring import command as authors
-from validator.authoring import course, rules
+from validator.authoring import corpus, course, rules
 from validator.lessons import LANGS, LessonError, load_lesson
 from validator.templates import make_template
 
@@ -241,3 +241,18 @@ def test_new_in_the_kits_lessons_puts_the_solution_in_solutions_and_regenerates_
     assert readme.endswith("| not measured |\n\nmore\n") and not course.table_problems()
     corpus = rules.corpus_rule(first)  # a lesson of the kit sets its corpus minimum: new does not
     assert corpus.status == "FAIL" and "sets no `corpus:" in corpus.detail and "good_*.py" in corpus.fix
+
+
+@pytest.mark.parametrize("name, header, says", [
+    ("good_a.py", "# expect: full\n", []),
+    ("good_b.py", "# expect-lose: 1.1\n", ["a good_ file declares `# expect: full`, and no `# expect-lose:`"]),
+    ("bad_a.py", "# expect-lose: 1.1\n# why: it never loops\n", []),
+    ("bad_b.py", "# expect-lose: 1.1 9.9\n", ["a bad_ file says why in one sentence: `# why: ...`",
+                                             "expect-lose names TODOs the lesson does not have: ['9.9']"]),
+    ("bad_c.py", "# expect: full\n# why: x\n", ["a bad_ file declares the TODOs it loses, `# expect-lose: 4.1`, "
+                                               "not `# expect:`"]),
+])
+def test_a_corpus_file_declares_what_it_expects(tmp_path, name, header, says):
+    path = tmp_path / name
+    path.write_text(header + "def agent(question, tools):\n    return ''\n", encoding="utf-8")
+    assert corpus.declaration_problems(path, ["1.1"]) == says

@@ -14,10 +14,9 @@ from mock_llm import ScenarioError
 
 from ..lessons import LANGS, ROOT, Lesson, LessonError
 from ..templates import stale
-from . import course, texts
+from . import corpus, course, texts
 
 FULL_MARKS_SEEDS = (0, 7)  # the lesson's own seed, and one that draws other numbers
-CORPUS = ROOT / "tests" / "submissions"
 FIX = course.FIX
 
 
@@ -133,7 +132,7 @@ def table_rule(lesson: Lesson) -> Verdict:
 
 def corpus_rule(lesson: Lesson) -> Verdict:
     name, minimum = "corpus minimum", texts.lesson_data(lesson.folder).get("corpus")
-    folder = CORPUS / lesson.name
+    folder = corpus.CORPUS / lesson.name
     if minimum is None:
         if not course.in_kit(lesson.folder):
             return Verdict(name, "skip", "a lesson outside lessons/ whose lesson.yaml sets no `corpus:`")
@@ -141,19 +140,9 @@ def corpus_rule(lesson: Lesson) -> Verdict:
         return Verdict(name, "FAIL", "lesson.yaml sets no `corpus: {good: N, bad: M}`",
                        f"write at least {least['good']} good_*.py and {least['bad']} bad_*.py in "
                        f"{folder.relative_to(ROOT)}/ (the least any lesson has), then set `corpus:` to their numbers")
-    return verdict(name, corpus_problems(lesson.name, minimum),
-                   f"add submissions to {folder.relative_to(ROOT)}/ (README: the corpus)",
+    return verdict(name, corpus.corpus_problems(lesson.name, minimum, [t.id for t in lesson.todos]),
+                   f"add submissions to {folder.relative_to(ROOT)}/, each with its header (README: Adding a lesson)",
                    f"{minimum['good']} good, {minimum['bad']} bad at least")
-
-
-def corpus_problems(name: str, minimum: dict) -> list[str]:
-    """tests/submissions/NAME holds at least `minimum` good_*.py and bad_*.py, and no other .py."""
-    files = sorted((CORPUS / name).glob("*.py"))
-    good = [p for p in files if p.name.startswith("good_")]
-    bad = [p for p in files if p.name.startswith("bad_")]
-    problems = [f"only {len(found)} {kind}_*.py of the {minimum[kind]} lesson.yaml asks for"
-                for kind, found in (("good", good), ("bad", bad)) if len(found) < minimum[kind]]
-    return problems + [f"{p.name} is named neither good_*.py nor bad_*.py" for p in files if p not in good + bad]
 
 
 def smallest_minimum() -> dict:
