@@ -256,3 +256,11 @@ def test_a_corpus_file_declares_what_it_expects(tmp_path, name, header, says):
     path = tmp_path / name
     path.write_text(header + "def agent(question, tools):\n    return ''\n", encoding="utf-8")
     assert corpus.declaration_problems(path, ["1.1"]) == says
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", LESSON_DIRS, ids=lambda p: p.name)
+def test_each_lesson_passes_check_lesson(folder):
+    """Every rule, as an author runs them: the solution full at two seeds, the exercise file at 0, …"""
+    checked = authoring("check-lesson", folder.name)
+    assert checked.returncode == 0 and "FAIL" not in checked.stdout, checked.stdout + checked.stderr

@@ -28,6 +28,11 @@ class Verdict:
     fix: str = ""  # what to do about it, when it failed
 
 
+def called(lesson: Lesson) -> str:
+    """How a command names the lesson: a lesson of lessons/ by its name, any other by its folder."""
+    return lesson.name if course.in_kit(lesson.folder) else str(lesson.folder)
+
+
 def verdict(rule: str, problems: list[str], fix: str, passed: str = "") -> Verdict:
     return Verdict(rule, "FAIL", "; ".join(problems), fix) if problems else Verdict(rule, "pass", passed)
 
@@ -45,7 +50,7 @@ def solution_rule(lesson: Lesson) -> Verdict:
         return Verdict(name, "FAIL", f"no {lesson.solution}", "write the reference solution there")
     got = scores(lesson, lesson.solution, FULL_MARKS_SEEDS)
     short = [f"{score}/{most} at seed {seed}" for seed, (score, most) in zip(FULL_MARKS_SEEDS, got) if score < most]
-    return verdict(name, short, f"python validate.py {lesson.folder} --solution --seed N shows what fails",
+    return verdict(name, short, f"python validate.py {called(lesson)} --solution --seed N shows what fails",
                    f"{got[0][0]}/{got[0][1]} at seeds {' and '.join(map(str, FULL_MARKS_SEEDS))}")
 
 
@@ -184,7 +189,7 @@ def audit_rule(lesson: Lesson, jobs: int) -> tuple[Verdict, str | None]:
     wrong = [f"stale equivalent {s}" for s in result.stale] + [
         f"{o.mutant.id} is listed as equivalent, but {o.status}" for o in result.outcomes if o.equivalent and o.status != "survived"]
     return Verdict("audit", "FAIL", "; ".join([f"{detail}, under {THRESHOLD:.0f} %"] + wrong),
-                   AUDIT_FIX.replace("LESSON", str(lesson.folder))), measured
+                   AUDIT_FIX.replace("LESSON", called(lesson))), measured
 
 
 def record_audit(lesson: Lesson, measured: str) -> bool:
