@@ -264,3 +264,22 @@ def test_each_lesson_passes_check_lesson(folder):
     """Every rule, as an author runs them: the solution full at two seeds, the exercise file at 0, …"""
     checked = authoring("check-lesson", folder.name)
     assert checked.returncode == 0 and "FAIL" not in checked.stdout, checked.stdout + checked.stderr
+
+
+def test_a_navigation_line_kept_by_hand_is_found_and_rewritten(tmp_path):
+    for name in ("day13", "day14", "day15"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "lesson.yaml").write_text("title: t\n", encoding="utf-8")
+        (tmp_path / name / "README.md").write_text(f"# {name}\n\ntext\n", encoding="utf-8")  # no navigation yet
+    middle = tmp_path / "day14"
+    assert course.navigation_problems(middle, "en") and course.navigation_problems(middle, "zh")  # zh: missing
+    course.fix_course(middle)
+    assert not course.navigation_problems(middle, "en")
+    assert (middle / "README.md").read_text(encoding="utf-8").endswith(
+        "text\n\n<!-- lesson navigation -->\n← [day13](../day13/README.md) · [the course](../../README.md) · "
+        "[day15](../day15/README.md) →\n")
+    (tmp_path / "day15" / "lesson.yaml").unlink()  # day15 leaves the course: day14 is the last
+    assert course.navigation_problems(middle, "en")
+    course.fix_course(middle)
+    assert (middle / "README.md").read_text(encoding="utf-8").endswith(
+        "\n← [day13](../day13/README.md) · [the course](../../README.md)\n")
