@@ -283,3 +283,13 @@ def test_a_navigation_line_kept_by_hand_is_found_and_rewritten(tmp_path):
     course.fix_course(middle)
     assert (middle / "README.md").read_text(encoding="utf-8").endswith(
         "\n← [day13](../day13/README.md) · [the course](../../README.md)\n")
+
+
+def test_the_measured_audit_goes_into_lesson_yaml_and_the_course_table(tmp_path):
+    from validator.authoring import scaffold
+    scaffold.new_lesson(str(tmp_path / "day13"), "json")
+    lesson = load_lesson(str(tmp_path / "day13"))
+    assert "| not measured |" in course.table_row(lesson.folder)
+    assert rules.record_audit(lesson, "3/4")
+    assert course.table_row(lesson.folder) == "| day13 | the agent loop, one tool | json | 75.0 % (3/4) |"
+    assert "  audit: 3/4   # the mutation audit" in (lesson.folder / "lesson.yaml").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ ${model_line}live: [convert]           # what `validate.py $name --live` asks a 
 
 course:   # this lesson's row in the root README's course table (`validate.py check-lesson --fix` writes it)
   writes: "the agent loop, one tool"
-  audit: not measured   # killed/counted, as `validate.py check-lesson $name --audit --fix` measured it
+  audit: not measured   # the mutation audit: killed/counted (`validate.py check-lesson $name --audit --fix` writes it)
 
 todos:
   - id: "1.1"
