@@ -33,13 +33,14 @@ import pytest
 import yaml
 
 from validator import jail
+from validator.authoring.corpus import declaration_problems, read_header
+from validator.authoring.rules import FULL_MARKS_SEEDS, corpus_rule
+from validator.lessons import lesson_names, load_lesson
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
 FILES = sorted(CORPUS.glob("*/*.py"))  # tests/submissions/<lesson>/<file>.py
-MINIMUM = {"day01": (5, 14), "day02": (4, 12), "day03": (5, 20), "day04": (4, 15), "day05": (4, 12), "day06": (5, 14), "day07": (4, 10), "day08": (5, 17), "day09": (5, 14), "day10": (5, 18), "day11": (6, 16), "day12": (5, 20)}  # (good, bad) submissions each lesson must have
-KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python")
-FULL_MARKS_SEEDS = (0, 7)
+LESSONS = lesson_names()  # each sets its corpus minimum in lesson.yaml, `corpus: {good: 5, bad: 14}`
 pytestmark = pytest.mark.slow  # hundreds of gradings: `pytest -m "not slow"` leaves them out
 
 
@@ -54,19 +55,6 @@ def todo_ids(lesson: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- reading headers, running the grader
-
-def read_header(path: Path) -> dict[str, str]:
-    """The `# key: value` lines at the top of a file, as {key: value}."""
-    header: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8-sig").splitlines():  # a file may start with a BOM
-        if not line.startswith("#"):
-            break
-        key, colon, value = line.lstrip("#").partition(":")
-        if colon and key.strip() in KEYS:
-            key = key.strip()
-            header[key] = f"{header.get(key, '')} {value.strip()}".strip()
-    return header
-
 
 def run_validator(path: Path, seed: int) -> subprocess.CompletedProcess:
     command = [sys.executable, "validate.py", lesson_of(path), "--file", str(path), "--seed", str(seed),
@@ -116,31 +104,17 @@ def summary(tests: list[dict]) -> str:
 
 # ---------------------------------------------------------------- the corpus itself
 
-@pytest.mark.parametrize("lesson", sorted(MINIMUM))
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_corpus_is_large_enough(lesson):
-    files = [path for path in FILES if lesson_of(path) == lesson]
-    good = [path for path in files if path.name.startswith("good_")]
-    bad = [path for path in files if path.name.startswith("bad_")]
-    assert len(good) >= MINIMUM[lesson][0], f"only {len(good)} good_*.py submissions for {lesson}"
-    assert len(bad) >= MINIMUM[lesson][1], f"only {len(bad)} bad_*.py submissions for {lesson}"
-    assert len(good) + len(bad) == len(files), "every submission is named good_*.py or bad_*.py"
+    """At least the good_*.py and bad_*.py files lesson.yaml's `corpus:` asks for, no other (check-lesson's rule)."""
+    verdict = corpus_rule(load_lesson(lesson))
+    assert verdict.status == "pass", verdict.detail
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: f"{lesson_of(path)}/{path.name}")
 def test_every_file_declares_an_expectation(path):
-    header = read_header(path)
-    if path.name.startswith("good_"):
-        assert header.get("expect") == "full", "a good_ file declares `# expect: full`"
-        assert "expect-lose" not in header
-    else:
-        assert "expect" not in header, "a bad_ file declares `# expect-lose:`, not `# expect:`"
-        assert header.get("expect-lose"), "a bad_ file declares the TODOs it loses: `# expect-lose: 4.1`"
-        assert header.get("why"), "a bad_ file says why in one sentence: `# why: ...`"
-    for key in ("expect-lose", "expect-keep"):
-        unknown = set(header.get(key, "").split()) - set(todo_ids(lesson_of(path)))
-        assert not unknown, f"{key} names TODOs {lesson_of(path)} does not have: {sorted(unknown)}"
-    both = set(header.get("expect-lose", "").split()) & set(header.get("expect-keep", "").split())
-    assert not both, f"TODOs both lost and kept: {sorted(both)}"
+    problems = declaration_problems(path, todo_ids(lesson_of(path)))
+    assert not problems, "\n".join(problems)
 
 
 def python_needed(path: Path) -> tuple[int, ...]:
@@ -191,7 +165,7 @@ def test_grading_is_deterministic():
     assert first.stdout == second.stdout
 
 
-@pytest.mark.parametrize("lesson", sorted(MINIMUM))
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_a_class_run_grades_every_file_as_a_single_run_does(lesson, tmp_path):
     """`validate.py grade` (warm workers, children forked from a fork server, one pytest session
     for many files) gives every student the very report `validate.py --file` gives."""

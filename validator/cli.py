@@ -17,6 +17,8 @@
     python validate.py prairielearn day06 --out DIR --image NAME  a PrairieLearn question
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
     python validate.py audit day06 (or all)                      mutation-test a lesson's checks (authors)
+    python validate.py check-lesson day06 [--fix] [--audit]      everything a lesson must satisfy (authors)
+    python validate.py new day13 --protocol chat                 a new lesson that already grades (authors)
 
 Exit status: 0 all checks pass, 1 some fail, 2 bad usage, 130 stopped by Ctrl-C.
 """
@@ -211,6 +213,9 @@ def command_parser(command: str) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("check-lesson", "new"):  # the authors' commands: a parser of their own
+        from .authoring.command import main as authoring_main
+        return authoring_main(argv)
     if argv and argv[0] in COMMANDS:
         args = command_parser(argv[0]).parse_args(argv[1:])
         args.command = argv[0]

@@ -59,22 +59,29 @@ def _todo_above(lines: list[str], lesson: Lesson, number: int) -> str:
     raise LessonError(f"{lesson.solution}:{number}: no TODO of lesson.yaml named above {BEGIN}")
 
 
+def stale(lesson: Lesson) -> str | None:
+    """The exercise file the solution makes, when the one there is not it; None when it is (or there
+    is no solution to make it from)."""
+    if not lesson.solution.is_file():
+        return None
+    wanted = make_template(lesson.solution.read_text(encoding="utf-8"), lesson)
+    current = lesson.exercise.read_text(encoding="utf-8") if lesson.exercise.is_file() else None
+    return None if current == wanted else wanted
+
+
 def main(argv: list[str]) -> int:
-    check_only, stale = "--check" in argv, []
+    check_only, out_of_date = "--check" in argv, []
     for name in lesson_names():
         lesson = load_lesson(name)
-        if not lesson.solution.is_file():
+        wanted = stale(lesson)
+        if wanted is None:
             continue
-        wanted = make_template(lesson.solution.read_text(encoding="utf-8"), lesson)
-        current = lesson.exercise.read_text(encoding="utf-8") if lesson.exercise.is_file() else None
-        if current == wanted:
-            continue
-        stale.append(lesson.exercise)
+        out_of_date.append(lesson.exercise)
         if not check_only:
             lesson.exercise.write_text(wanted, encoding="utf-8")
             print(f"wrote {lesson.exercise}")
-    if check_only and stale:
-        print("out of date (run `python -m validator.templates`): " + ", ".join(map(str, stale)))
+    if check_only and out_of_date:
+        print("out of date (run `python -m validator.templates`): " + ", ".join(map(str, out_of_date)))
         return 1
     return 0
 
