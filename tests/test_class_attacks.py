@@ -17,7 +17,6 @@ now refuses them; on the old code they fail only on naming no file for a student
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 import shutil

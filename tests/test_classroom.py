@@ -27,7 +27,7 @@ TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
 @functools.cache
 def day06_points() -> dict[str, int]:
     """Each TODO's points, as day06's checks declare them."""
-    from validator.classroom import todo_points
+    from validator.gradebooks import todo_points
     from validator.lessons import load_lesson
     return todo_points(load_lesson("day06"))
 
@@ -262,16 +262,16 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
 
 @pytest.mark.slow
 def test_a_worker_that_dies_costs_only_the_student_it_was_grading_who_is_graded_again_next_run(tmp_path, monkeypatch):
-    from validator import classroom
+    from validator import workers
     subs = _class_of(tmp_path / "subs", 4)
-    summarise = classroom.summarise
+    summarise = workers.summarise
 
     def dies_on_s02(result, lang):  # runs in the worker, a fork of this process
         if result.path.stem == "s02":
             os._exit(3)
         return summarise(result, lang)
 
-    monkeypatch.setattr(classroom, "summarise", dies_on_s02)
+    monkeypatch.setattr(workers, "summarise", dies_on_s02)
     out = tmp_path / "out"
     code, printed = _grade_here(subs, out)
     assert code == 0
@@ -283,7 +283,7 @@ def test_a_worker_that_dies_costs_only_the_student_it_was_grading_who_is_graded_
     assert "s02: the grader failed" in printed  # named in the summary, and counted on the last line
     assert printed.splitlines()[-1].startswith("3 graded, 0 unchanged since the last run, 0 missing, 1 not graded "
                                                "because the grader failed")
-    monkeypatch.setattr(classroom, "summarise", summarise)
+    monkeypatch.setattr(workers, "summarise", summarise)
     code, printed = _grade_here(subs, out)
     assert printed.splitlines()[-1].startswith("1 graded, 3 unchanged"), printed  # never kept: graded again
     assert rows(out)["s02"]["status"] == "graded"
@@ -357,11 +357,11 @@ def _book(out: Path) -> dict[str, dict]:
 
 
 def _found(subs: Path, tmp_path: Path) -> tuple[dict, list[str]]:
-    from validator import classroom
+    from validator import submissions
     from validator.lessons import load_lesson
     staging = tmp_path / "staging"
     staging.mkdir()
-    entries, ignored = classroom.find_submissions(subs, load_lesson("day06"), staging, tmp_path / "out", "en")
+    entries, ignored = submissions.find_submissions(subs, load_lesson("day06"), staging, tmp_path / "out", "en")
     return {e.student: e for e in entries}, ignored
 
 
@@ -414,7 +414,7 @@ def test_of_several_candidate_files_the_students_own_is_graded_and_named(odd):
 
 
 def test_exercise_file_skips_a_cloned_kits_lessons_and_untouched_templates_then_takes_the_shallowest(tmp_path):
-    from validator.classroom import exercise_file
+    from validator.submissions import exercise_file
     from validator.lessons import load_lesson
     lesson, kit = load_lesson("day06"), tmp_path / "kit"
     for name, source in (("lessons/day06/day06.py", TEMPLATE), ("backup/day06.py", TEMPLATE),
@@ -431,7 +431,7 @@ def test_exercise_file_skips_a_cloned_kits_lessons_and_untouched_templates_then_
 def test_folder_names_are_unique_safe_and_the_same_on_every_run():
     import unicodedata
 
-    from validator.classroom import folder_names
+    from validator.submissions import folder_names
     files = ["bob smith.py", "bob_smith.py", "Ann.py", "ann.zip", "zoë.py", "zoe\u0308.zip", "chloé", "ｂｏｂ.py",
              os.fsdecode(b"bad\xffname.py"), "a:b.py", "bob.py", "bob.zip"]
     found = {file: file.rsplit(".", 1)[0] if file.endswith((".py", ".zip")) else file for file in files}
@@ -526,13 +526,13 @@ def test_outputs_are_the_same_bytes_from_any_working_folder(odd, tmp_path):
 @LINUX
 @pytest.mark.slow
 def test_a_rerun_grades_nothing_and_copy_detection_reads_no_file(odd, monkeypatch):
-    from validator import classroom
+    from validator import workers
     subs, out, _ = odd
 
     def read_again(path):
         raise AssertionError(f"copy detection read {path} again")
 
-    monkeypatch.setattr(classroom, "fingerprint", read_again)
+    monkeypatch.setattr(workers, "fingerprint", read_again)
     code, printed = _grade_here(subs, out)
     assert printed.splitlines()[-1].startswith("0 graded, 14 unchanged since the last run, 7 missing"), printed
     assert rows(out)["good"]["flags"] == "same code as goody"  # from the records
@@ -550,7 +550,7 @@ def test_a_deleted_output_is_made_again(classroom):
 
 
 def test_the_key_covers_every_input_of_the_outputs():
-    from validator.classroom import grading_inputs
+    from validator.workers import grading_inputs
     from validator.lessons import load_lesson
     inputs = grading_inputs(load_lesson("day06"))
     for name in ("validator/messages.yaml", "validator/report.py", "mock_llm/__init__.py", "day06/lesson.yaml",
@@ -592,13 +592,13 @@ def test_lang_zh_speaks_chinese_on_the_terminal_and_in_every_gradebook(tmp_path)
 
 
 def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
-    from validator import classroom
+    from validator import copies, submissions, workers
     from validator.lessons import load_lesson
     files = {"ann": TEMPLATE, "ben": TEMPLATE, "Cat": CORPUS / "good_regex.py", "dan": CORPUS / "good_regex.py",
              "eve": ROOT / "solutions" / "day06.py"}
-    entries = [classroom.Entry(name, name, f"{name}.py", path) for name, path in sorted(files.items())]  # as found
-    records = {name: {"student": name, "folder": name, **classroom.fingerprint(path)} for name, path in files.items()}
-    flagged, noted, lines = classroom.look_at(entries, records, load_lesson("day06"), "zh")
+    entries = [submissions.Entry(name, name, f"{name}.py", path) for name, path in sorted(files.items())]  # as found
+    records = {name: {"student": name, "folder": name, **workers.fingerprint(path)} for name, path in files.items()}
+    flagged, noted, lines = copies.look_at(entries, records, load_lesson("day06"), "zh")
     assert noted["ann"] == noted["ben"] == ["未改动的模板"] and "ann" not in flagged
     assert (flagged["Cat"], flagged["dan"]) == (["与 dan 的代码相同"], ["与 Cat 的代码相同"])
     assert flagged["eve"] == ["与参考答案相同", "含有参考答案的标记"]
@@ -687,7 +687,7 @@ class Tables(HTMLParser):
 
 
 def test_the_summary_page_counts_links_each_student_and_sets_flags_apart_from_notes():
-    from validator import classroom
+    from validator import gradebooks
     from validator.lessons import load_lesson
     lesson = load_lesson("day06")
     points = {"1.2": 2, "1.3": 3, "2.1": 4, "3.1": 6, "4.1": 8}
@@ -706,8 +706,8 @@ def test_the_summary_page_counts_links_each_student_and_sets_flags_apart_from_no
     records = [record("ann", 23, "graded", flags=["same code as eve"]), record("ben", 15, "graded"),
                record("cat", 0, "syntax error", notes=["untouched template"]),
                record("dan", 0, "missing", "bad zip: truncated"), record("zoë b", 23, "graded", folder="zoë_b-1a2b3c4d")]
-    summary = classroom.class_summary(lesson, records, points, "note: these grades are at seed 0")
-    page_text = classroom.summary_html(lesson, summary, records, [], "en")
+    summary = gradebooks.class_summary(lesson, records, points, "note: these grades are at seed 0")
+    page_text = gradebooks.summary_html(lesson, summary, records, [], "en")
     assert "<title>90–100%: 2</title>" in page_text  # full marks are in the top bar, as on the terminal
     assert "mean 15.2 of 23" in page_text and "3 graded · 1 syntax error · 1 missing" in page_text
     assert "the mean is over the 4 scored" in page_text
@@ -726,7 +726,7 @@ def test_the_summary_page_counts_links_each_student_and_sets_flags_apart_from_no
     assert page.links == {"ann": "students/ann/feedback.txt", "ben": "students/ben/feedback.txt",
                           "cat": "students/cat/feedback.txt", "zoë b": "students/zo%C3%AB_b-1a2b3c4d/feedback.txt"}
     assert "warn" in page.classes and "note: these grades are at seed 0" in page_text
-    assert "warn" not in Tables(classroom.summary_html(lesson, classroom.class_summary(lesson, records, points),
+    assert "warn" not in Tables(gradebooks.summary_html(lesson, gradebooks.class_summary(lesson, records, points),
                                                        records, [], "en")).classes
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_classroom import CORPUS, ROOT, _grade_here, grade_class, rows
 
-from validator import classroom
+from validator import classroom, workers
 from validator.cli import main
 from validator.lessons import LessonError, load_lesson
 from validator.overrides import FILE, Override, read
@@ -114,19 +114,19 @@ def test_a_run_stopped_by_ctrl_c_applies_the_overrides_when_resumed(graded, tmp_
     out.mkdir()
     (out / FILE).write_text("student,target,points,comment\nbob,TODO 2.1,4,ok\nalice,test_runs_the_tool,0,no\n",
                             encoding="utf-8")
-    graded_ = classroom.Workers.graded
+    graded_ = workers.Workers.graded
 
     def one_then_ctrl_c(self):  # the first student saved, then Ctrl-C
         for done in graded_(self):
             yield done
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(classroom.Workers, "graded", one_then_ctrl_c)
+    monkeypatch.setattr(workers.Workers, "graded", one_then_ctrl_c)
     code, printed = _grade_here(subs, out)
     assert code == 130 and "1 graded and saved, 2 left" in printed, printed
     assert not (out / "grades.csv").exists()
     saved = len(list(out.glob("students/*/record.json")))  # the other worker may have saved its student too
-    monkeypatch.setattr(classroom.Workers, "graded", graded_)
+    monkeypatch.setattr(workers.Workers, "graded", graded_)
     code, printed = _grade_here(subs, out)
     assert code == 0 and printed.splitlines()[-1].startswith(f"{3 - saved} graded, {saved} unchanged"), printed
     table = rows(out)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def max_score(name: str) -> int:
     """A lesson's total, as its checks declare it."""
-    from validator.classroom import todo_points
+    from validator.gradebooks import todo_points
     from validator.lessons import load_lesson
     return sum(todo_points(load_lesson(name)).values())
 TEMPLATE = (ROOT / "lessons" / "day06" / "day06.py").read_text(encoding="utf-8")
@@ -162,7 +162,7 @@ def test_a_gradescope_submission_without_the_file_gets_a_clear_result(tmp_path):
 
 
 def test_gradescope_grades_the_edited_copy_among_the_repositorys_copies(tmp_path):
-    """A learner hands in their whole repository: the kit (classroom.exercise_file) chooses, not the
+    """A learner hands in their whole repository: the kit (submissions.exercise_file) chooses, not the
     directory order, and the autograder's output says which it graded."""
     results, done, _ = autograde(tmp_path, {"lessons/day06/day06.py": TEMPLATE, "day06.py": TEMPLATE,
                                             "backup/day06.py": TEMPLATE, "workspace/day06.py": SOLUTION})

@@ -98,7 +98,7 @@ def graded(tmp_path_factory):
 # ---------------------------------------------------------------- which student a shard grades
 
 def test_a_students_shard_is_drawn_from_their_name_alone_and_the_same_everywhere():
-    from validator.classroom import same_name
+    from validator.submissions import same_name
     from validator.shards import shard_of
     # SHA-256 of the name: these numbers hold on every machine and Python, for good
     assert [shard_of(same_name(n), 3) for n in ("alice", "zoe", "dave", "Erin", "erin")] == [3, 1, 2, 1, 1]
@@ -115,7 +115,7 @@ def test_shards_stay_put_when_students_are_added_and_share_the_class_roughly_eve
 
 
 def test_discovery_gives_each_student_the_same_shard_whoever_else_hands_in(tmp_path):
-    from validator.classroom import find_submissions
+    from validator.submissions import find_submissions
     from validator.lessons import load_lesson
     from validator.shards import Shard
 

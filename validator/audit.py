@@ -4,7 +4,7 @@ A mutant is the reference solution with one mechanical change in one TODO's code
 between `# BEGIN SOLUTION` and `# END SOLUTION`): a bound off by one, a dropped statement, a swapped
 argument, a parameter replaced by its default (the lesson text's value), a try/except removed (its
 body kept), a condition inverted, another variable returned, a wrong dict key, `and` for `or`, …
-Each is graded as a student's file, the mutants of a lesson together as a class (classroom.Workers:
+Each is graded as a student's file, the mutants of a lesson together as a class (workers.Workers:
 warm workers, the sandbox, the fork server). A mutant is killed when it loses points on the TODO it
 touched; one that loses points only elsewhere is reported apart, as blame on the wrong TODO.
 
@@ -30,10 +30,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .classroom import Entry, Workers
 from .lessons import ROOT, Lesson, LessonError, load_lesson
 from .outcomes import Status
+from .submissions import Entry
 from .templates import todo_regions
+from .workers import Workers
 from mock_llm import read_yaml
 
 LIMIT = 80  # mutants graded per lesson, at most (listed equivalents come on top)

@@ -25,6 +25,7 @@ Exit status: 0 all checks pass, 1 some fail, 2 bad usage, 130 stopped by Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.machinery
 import os
 import shlex
@@ -265,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             console.print(say("workflow_written", lang, path=args.out), markup=False)
             return 0
         if args.command == "grade":
-            from .classroom import check_folders, grade_class
+            from .classroom import grade_class
+            from .submissions import check_folders
             seed = read_seed(args)
             shard = None
             if args.shard is not None:
@@ -341,7 +343,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     elif args.file:
         path = args.file
     elif args.submission:
-        from .classroom import exercise_file, must_be_folder, printable_name  # as `grade` would grade in this folder
+        from .submissions import exercise_file, must_be_folder, printable_name  # as `grade` would grade in this folder
         must_be_folder(args.submission)
         path, note = exercise_file(args.submission, lesson, lang)
         if path is None:
@@ -365,11 +367,11 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     page_path(str(args.otel) if args.otel else None, lesson, path, "--otel")  # nor is a trace file ever the code
     started = start_submission(lesson, path, seed)
     from .grading import grade
-    from .report import print_report, write_results
+    from .report import print_report
     console = terminal(args.command)
     result = grade(lesson, path, seed, started)
     if shown is not None:
-        from .classroom import name_as_submitted
+        from .workers import name_as_submitted
         name_as_submitted(result, shown)
     if page is not None:
         write_trace_page(result, lang, page, args.open)
@@ -387,6 +389,21 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         if args.format != "text":
             write_results(result, args.format, args.output, lang, args.show_seed)
     return 0 if result.score == result.max_score else 1
+
+
+def write_results(grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
+    """Write the gradescope, prairielearn or junit results to `output`, or to stdout when it is None."""
+    from .prairielearn import results
+    from .report import gradescope, junit
+    if fmt == "junit":
+        text = junit(grade, lang, show_seed)
+    else:
+        shaped = results if fmt == "prairielearn" else gradescope
+        text = json.dumps(shaped(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        workspace.write_atomically(output, text)
 
 
 def page_path(given: str | None, lesson, graded: Path, option: str = "--html") -> Path | None:

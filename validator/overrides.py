@@ -33,7 +33,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .classroom import spreadsheet_safe, status_name, student_outputs
+from .gradebooks import spreadsheet_safe, status_name, student_outputs
 from .lessons import Lesson, LessonError, say
 from .workspace import write_atomically
 

@@ -3,10 +3,8 @@ JUnit XML. Nothing here depends on time or machine, so the same grade gives the 
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
-import sys
 import xml.etree.ElementTree as ET
 from itertools import groupby
 from pathlib import Path
@@ -19,7 +17,6 @@ from .grading import CheckResult, Grade
 from .lessons import say
 from .outcomes import Problem
 from .wire import printable
-from .workspace import write_atomically
 
 PRINTED_LINES = 15  # lines of the learner's printing shown under a failed check
 
@@ -36,7 +33,7 @@ def failure_text(check: CheckResult, grade: Grade, lang: str) -> str:
 def _named(text: str, grade: Grade) -> str:
     """The text with the absolute path the learner's file was loaded from (a traceback's frames)
     as the file's name alone: the same report wherever the file lies. A class run has named the
-    file already, by its path in the submissions folder (classroom.name_as_submitted)."""
+    file already, by its path in the submissions folder (workers.name_as_submitted)."""
     return text.replace(str(grade.path), grade.path.name) if grade.path.is_absolute() else text
 
 
@@ -319,17 +316,3 @@ def junit(grade: Grade, lang: str, show_seed: bool = False) -> str:
             failure.set("message", printable(failure.get("message")))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def write_results(grade: Grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
-    """Write the gradescope, prairielearn or junit results to `output`, or to stdout when it is None."""
-    if fmt == "junit":
-        text = junit(grade, lang, show_seed)
-    else:
-        from .prairielearn import results  # it builds on this module
-        shaped = results if fmt == "prairielearn" else gradescope
-        text = json.dumps(shaped(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        write_atomically(output, text)

@@ -12,7 +12,7 @@ are one class cut one way, graded alike, each once and none missing, then writes
 one run would (classroom.finish_class): the flags that compare students (copies) are made there,
 over the whole class. The bytes are one run's, but for the measured `seconds`.
 
-Which shard grades a student: a hash of their name as a reader takes it (classroom.same_name, so
+Which shard grades a student: a hash of their name as a reader takes it (submissions.same_name, so
 `bob.py` and `Bob.zip` go together), modulo N. It depends on that name alone, never on the other
 students, the order files are listed in or the machine: a student added later changes no one
 else's shard, so a shard's earlier grades are kept (the grade run's key). The price is balance: the
@@ -38,10 +38,11 @@ from rich.console import Console
 
 from mock_llm import DEFAULT_SEED
 
-from .classroom import (SEED_FINGERPRINT, Entry, _holds_more_than_gradebooks, finish_class, lesson_version,
-                        seed_fingerprint)
+from .classroom import SEED_FINGERPRINT, finish_class, seed_fingerprint
 from . import overrides
 from .lessons import LessonError, load_lesson, say
+from .submissions import Entry, holds_more_than_gradebooks
+from .workers import lesson_version
 from .workspace import write_atomically
 
 SHARD_FILE = ".shard.json"  # in a shard's --out: what merge needs and checks
@@ -224,7 +225,7 @@ def _check_out(out: Path, folders: list[Path], seed: str) -> None:
     another seed."""
     if out.exists() and any(out.resolve() == folder.resolve() for folder in folders):
         raise LessonError("merge_out_is_shard", out=out)
-    if _holds_more_than_gradebooks(out):
+    if holds_more_than_gradebooks(out):
         raise LessonError("merge_out_not_gradebooks", out=out)
     try:
         earlier = (out / SEED_FINGERPRINT).read_text(encoding="utf-8").strip()
