@@ -12,7 +12,8 @@ ExportTraceServiceRequest in protobuf, what an OTLP/HTTP receiver takes at /v1/t
 The same grade gives the same bytes: times are counted from a fixed start, one microsecond a step,
 not read from the clock, and ids are drawn from the check's name, not at random. The seed is not in
 it; learner text is cut at trace_page.MAX_BLOCK characters per attribute. `curl --data-binary @PATH
--H 'Content-Type: application/x-protobuf' http://localhost:4318/v1/traces` sends it to a collector.
+-H 'Content-Type: application/x-protobuf' http://localhost:4318/v1/traces` sends it to a collector;
+`--otel` with no PATH sends the same spans, dated at the grading, itself (otel_send.py).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
@@ -61,19 +62,25 @@ def _text(value) -> str:
     return clean(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str), MAX_BLOCK)
 
 
-def otlp_request(grade: Grade, lang: str) -> bytes:
+def otlp_request(grade: Grade, lang: str, start: int = START) -> bytes:
     """The grade's runs as one OTLP ExportTraceServiceRequest, serialized."""
+    return encode_spans(finished_spans(grade, lang, start)).SerializeToString()
+
+
+def finished_spans(grade: Grade, lang: str, start: int = START) -> tuple[ReadableSpan, ...]:
+    """The grade's runs as spans, each check's starting at `start` (nanoseconds since 1970): what
+    otlp_request encodes, and what --otel sends to an endpoint."""
     ids, spans = Ids(), InMemorySpanExporter()
     provider = TracerProvider(resource=Resource({"service.name": "reactlings", "reactlings.lesson": grade.lesson.name}),
                               id_generator=ids)
     provider.add_span_processor(SimpleSpanProcessor(spans))
     tracer = provider.get_tracer("reactlings")
-    try:  # ids differ with the file graded, so two versions' traces never merge in a viewer
+    try:  # ids differ with the file graded (and the start), so two versions' traces never merge in a viewer
         version = hashlib.sha256(grade.path.read_bytes()).hexdigest()
     except OSError:
         version = grade.path.name
     for check in grade.checks:
-        ids.name, ids.count, clock = f"{version}:{check.name}", 0, iter(range(START, START + 10 ** 12, STEP))
+        ids.name, ids.count, clock = f"{version}:{start}:{check.name}", 0, iter(range(start, start + 10 ** 12, STEP))
         root = tracer.start_span(f"check {check.name}", start_time=next(clock), attributes={
             "reactlings.todo": check.todo, "reactlings.check.title": check.title[lang],
             "reactlings.check.passed": check.passed, "reactlings.check.points": check.points})
@@ -83,7 +90,7 @@ def otlp_request(grade: Grade, lang: str) -> bytes:
             root.set_status(Status(StatusCode.ERROR, _text(failure_text(check, grade, lang))))
         root.end(end_time=next(clock))
     provider.shutdown()
-    return encode_spans(spans.get_finished_spans()).SerializeToString()
+    return spans.get_finished_spans()
 
 
 def _run(tracer, run, parent, clock, lang: str) -> None:
