@@ -148,14 +148,15 @@ def test_an_endpoint_that_does_not_take_the_traces_is_said_and_the_grade_stands(
 PHOENIX = os.environ.get("REACTLINGS_PHOENIX") or (sys.executable if importlib.util.find_spec("phoenix") else None)
 
 
-def get(url: str, deadline: float):
-    """GET url's JSON, asked again (a server starting, spans still being stored) until the deadline."""
+def get(url: str, deadline: float, running=lambda: True):
+    """GET url's JSON, asked again (a server starting, spans still being stored) until the deadline,
+    while the server is `running()`."""
     while True:
         try:
             with urllib.request.urlopen(url, timeout=10) as response:
                 return json.loads(response.read())
         except (urllib.error.URLError, ConnectionError):
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or not running():
                 raise
         time.sleep(0.2)
 
@@ -190,9 +191,9 @@ def test_a_real_viewer_shows_the_run(tmp_path):
     base = f"http://127.0.0.1:{port}"
     try:
         try:
-            get(f"{base}/v1/projects", time.monotonic() + 180)  # it answers once its database is made
-        except urllib.error.URLError:
-            pytest.fail(f"Phoenix did not start within 180 s: {log.read_text()[-3000:]}")
+            get(f"{base}/v1/projects", time.monotonic() + 180, lambda: server.poll() is None)  # its database made
+        except (urllib.error.URLError, ConnectionError):
+            pytest.fail(f"Phoenix did not start (in 180 s, or it stopped): {log.read_text()[-3000:]}")
         done = otel(tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT=base, OTEL_EXPORTER_OTLP_HEADERS="x-project-name=reactlings")
         assert done.returncode == 1 and say("otel_sent", "en", endpoint=f"{base}/v1/traces") in done.stderr
         expected = spans_of(otlp_request(graded("day07", BAD.name), "en"))  # but for its dates and ids
