@@ -20,7 +20,9 @@ pytest.importorskip("opentelemetry.sdk", reason="needs opentelemetry-sdk (pyproj
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 
 from validator.lessons import say  # noqa: E402
+from validator.gen_ai_messages import MAX_TEXT, as_attribute, message  # noqa: E402
 from validator.otel import otlp_request  # noqa: E402
+from validator.trace_page import MAX_BLOCK  # noqa: E402
 
 BAD = CORPUS / "day07" / "bad_pairs_by_position.py"
 
@@ -57,6 +59,32 @@ def test_a_chat_run_reads_back_as_gen_ai_spans():
     assert "tool_call_id" in failed[0].status.message  # the failure message, as the report says it
 
 
+def test_a_chat_spans_messages_are_the_conventions_conversation():
+    """gen_ai.input.messages / output.messages: JSON lists of {role, parts}, the model's calls and
+    the results sent back as tool_call and tool_call_response parts, paired by id."""
+    spans = spans_of(otlp_request(graded("day07", "bad_pairs_by_position.py"), "en"))
+    chats = [attributes(s) for s in spans if s.name.startswith("chat ")]
+    conversations = [json.loads(chat["gen_ai.input.messages"]) for chat in chats]
+    answers = [json.loads(chat["gen_ai.output.messages"]) for chat in chats]
+    assert all(m["role"] in ("system", "user", "assistant", "tool") for c in conversations for m in c)
+    parts = [part for c in conversations for m in c for part in m["parts"]]
+    asked = {p["id"]: p["name"] for p in parts if p["type"] == "tool_call"}
+    answered = [p for p in parts if p["type"] == "tool_call_response"]
+    assert asked and answered and all(p["id"] in asked for p in answered)
+    assert all(a[0]["role"] == "assistant" and a[0]["finish_reason"] for a in answers)
+    assert any(p["type"] == "tool_call" for a in answers for p in a[0]["parts"])
+
+
+def test_a_long_history_keeps_its_latest_messages_within_bounds():
+    many = [message({"role": "user", "content": "x" * 10 * MAX_BLOCK}) for _ in range(50)]
+    last = message({"role": "user", "content": "the last"})
+    kept, left_out = as_attribute(many + [last])
+    assert 0 < left_out < 50 and len(kept) <= MAX_TEXT
+    assert json.loads(kept) == many[left_out:] + [last]  # the latest ones, each text cut at MAX_BLOCK
+    weird = message({"role": 7, "content": [{"text": "a"}, "b"], "tool_calls": [None, {"function": "f"}]})
+    assert [p.get("content") for p in weird["parts"]] == ["a", "b", None, None]  # whatever the code sent
+
+
 def test_a_text_run_has_no_call_ids_and_the_file_is_the_same_every_time():
     result = graded("day06", "bad_parse_keeps_made_up_observation.py")
     data = otlp_request(result, "en")
@@ -64,6 +92,8 @@ def test_a_text_run_has_no_call_ids_and_the_file_is_the_same_every_time():
     tools = [s for s in spans_of(data) if attributes(s).get("gen_ai.operation.name") == "execute_tool"]
     assert tools and not any("gen_ai.tool.call.id" in attributes(s) for s in tools)
     assert any("Observation: 16" in attributes(s)["gen_ai.tool.call.arguments"] for s in tools)  # what the parser read
+    prompts = [json.loads(attributes(s)["gen_ai.input.messages"]) for s in spans_of(data) if s.name.startswith("chat ")]
+    assert prompts and all([m["role"] for m in p] == ["user"] for p in prompts)  # llm_call(prompt): one text
 
 
 def test_the_seed_is_never_in_the_traces():
@@ -214,7 +244,8 @@ def test_a_real_viewer_shows_the_run(tmp_path):
     assert chats and tools
     for chat in chats:
         assert (chat["gen_ai.operation.name"], chat["gen_ai.request.model"]) == ("chat", "mock-react-1")
-        assert chat["gen_ai.usage.input_tokens"] > 0 and '"role": ' in chat["gen_ai.input.messages"]
+        assert chat["gen_ai.usage.input_tokens"] > 0
+        assert "llm.input_messages.0.message.role" in chat  # Phoenix read the messages as a conversation
     for span in tools:
         tool = phoenix_attributes(span)
         assert span["name"] == f"execute_tool {tool['gen_ai.tool.name']}" and tool["gen_ai.tool.call.id"]
