@@ -25,6 +25,8 @@ from validator.otel import otlp_request  # noqa: E402
 from validator.trace_page import MAX_BLOCK  # noqa: E402
 
 BAD = CORPUS / "day07" / "bad_pairs_by_position.py"
+sends = pytest.mark.skipif(importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is None,
+                           reason="needs opentelemetry-exporter-otlp-proto-http (pyproject.toml): pip install -e .")
 
 
 def spans_of(data: bytes) -> list:
@@ -136,6 +138,7 @@ def test_the_file_holds_the_graded_run(tmp_path):
     assert (tmp_path / "run.pb").read_bytes() == otlp_request(graded("day07", BAD.name), "en")
 
 
+@sends
 def test_without_path_the_run_is_sent_where_the_environment_says(tmp_path):
     with receiving(200) as (endpoint, received):
         before = time.time_ns()
@@ -158,6 +161,7 @@ def said_with_any(key: str, **fields: str) -> list[str]:
     return say(key, "en", problem="\0", **fields).split("\0")
 
 
+@sends
 def test_an_endpoint_that_does_not_take_the_traces_is_said_and_the_grade_stands(tmp_path):
     with receiving(200) as (endpoint, _):
         sent = otel(tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT=endpoint)
@@ -206,6 +210,7 @@ def phoenix_attributes(span: dict) -> dict:
 
 
 @pytest.mark.slow
+@sends
 @pytest.mark.skipif(not PHOENIX, reason="needs Arize Phoenix: REACTLINGS_PHOENIX=/path/to/a/python/with/arize-phoenix")
 def test_a_real_viewer_shows_the_run(tmp_path):
     """Arize Phoenix's server, on free ports with a throwaway database, is sent a failing day07 run
