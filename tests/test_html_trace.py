@@ -140,8 +140,8 @@ def test_the_seed_never_shows_and_the_page_is_the_same_every_time():
     assert trace_page(grade(load_lesson("day07"), CORPUS / "day07" / "bad_pairs_by_position.py", SECRET), "en") == first
 
 
-def validate(*args: str, workspace: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, REACTLINGS_WORKSPACE=str(workspace), PYTHONIOENCODING="utf-8")
+def validate(*args: str, workspace: Path, **variables: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, REACTLINGS_WORKSPACE=str(workspace), PYTHONIOENCODING="utf-8", **variables)
     return subprocess.run([sys.executable, str(ROOT / "validate.py"), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 

@@ -49,8 +49,11 @@ def http(url, body=None):
 class StandIn(BaseHTTPRequestHandler):
     """A stand-in for a real endpoint, in this process: a subclass says what each request gets."""
 
+    def raw(self) -> bytes:
+        return self.rfile.read(int(self.headers["Content-Length"]))
+
     def body(self):
-        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        return json.loads(self.raw())
 
     def answer(self, status, body, headers=None):
         data = (body if isinstance(body, str) else json.dumps(body)).encode()

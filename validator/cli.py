@@ -95,9 +95,11 @@ def add_page_arguments(parser: argparse.ArgumentParser) -> None:
                              "rounds, prompt by prompt (default PATH: workspace/traces/LESSON.html)")
     parser.add_argument("--open", action="store_true", help="open the --html page in your browser")
     if parser.prog == "validate.py":  # one grading, not watch
-        parser.add_argument("--otel", type=Path, metavar="PATH",
+        parser.add_argument("--otel", nargs="?", const="", default=None, metavar="PATH", type=str,
                             help="also write the graded run as OpenTelemetry traces (OTLP protobuf, GenAI semantic "
-                                 "conventions) for Jaeger, Phoenix, Langfuse or a collector")
+                                 "conventions) for Jaeger, Phoenix, Langfuse or a collector; without PATH, send them "
+                                 "to the OTLP/HTTP endpoint $OTEL_EXPORTER_OTLP_ENDPOINT names (default: "
+                                 "http://localhost:4318)")
 
 
 def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
@@ -364,7 +366,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         from .live import run_live  # only here: a one-shot grading does without its imports
         return run_live(lesson, path, args.model, lang, terminal(args.command))
     page = page_path(args.html, lesson, path)  # a bad PATH is said before the grading, not after
-    page_path(str(args.otel) if args.otel else None, lesson, path, "--otel")  # nor is a trace file ever the code
+    page_path(args.otel or None, lesson, path, "--otel")  # nor is a trace file ever the code
     started = start_submission(lesson, path, seed)
     from .grading import grade
     from .report import print_report
@@ -375,8 +377,8 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         name_as_submitted(result, shown)
     if page is not None:
         write_trace_page(result, lang, page, args.open)
-    if args.otel is not None:
-        write_otel_file(result, lang, args.otel)
+    if args.otel:
+        write_otel_file(result, lang, Path(args.otel))
     if mine:
         workspace.record_score(lesson.name, result.score, result.max_score)
     if args.format != "text" and args.output is None:
@@ -388,6 +390,8 @@ def grade_command(args, argv: list[str], lang: str) -> int:
             after_pass(lesson, console, lang)
         if args.format != "text":
             write_results(result, args.format, args.output, lang, args.show_seed)
+    if args.otel == "":  # sent once the report is out: a slow or absent receiver never holds the grade back
+        send_otel(result, lang)
     return 0 if result.score == result.max_score else 1
 
 
@@ -427,13 +431,28 @@ def write_trace_page(result, lang: str, path: Path, open_it: bool) -> None:
 
 
 def write_otel_file(result, lang: str, path: Path) -> None:
-    """--otel: the run as OTLP traces."""
+    """--otel PATH: the run as OTLP traces, in a file."""
+    write_otel = otel_part("otel", "write_otel", lang)
+    if write_otel:
+        written_aside(lambda: write_otel(result, lang, path), path, lang, "otel_written")
+
+
+def send_otel(result, lang: str) -> None:
+    """--otel: the run as OTLP traces, sent where the OTEL_EXPORTER_OTLP_* variables say."""
+    send = otel_part("otel_send", "send", lang)
+    if send:
+        message, fields = send(result, lang)
+        stderr().print(say(message, lang, **fields), markup=False)
+
+
+def otel_part(module: str, name: str, lang: str):
+    """validator.MODULE.NAME; None, said, where a package it needs is missing (a kit installed
+    before --otel came, or before it could send)."""
     try:
-        from .otel import write_otel
-    except ImportError as error:  # a kit installed before --otel came
+        return getattr(importlib.import_module(f".{module}", __package__), name)
+    except ImportError as error:
         stderr().print(say("otel_missing", lang, name=error.name), markup=False)
-        return
-    written_aside(lambda: write_otel(result, lang, path), path, lang, "otel_written")
+        return None
 
 
 def written_aside(write, path: Path, lang: str, done: str) -> bool:

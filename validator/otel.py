@@ -4,25 +4,26 @@ Collector).
 
 One trace per check: a span for the check, one `invoke_agent` span per run of the learner's agent,
 and under it a `chat` span per model call (gen_ai.request.model, gen_ai.usage.*, the messages as
-gen_ai.input.messages / gen_ai.output.messages) and an `execute_tool` span per tool the learner's
+gen_ai.input.messages / gen_ai.output.messages, in the conventions' shape: gen_ai_messages.py) and
+an `execute_tool` span per tool the learner's
 code ran (gen_ai.tool.name, gen_ai.tool.call.id where the model gave one, its arguments and
 result). Written with the official SDK and encoded by the official OTLP encoder: PATH holds one
 ExportTraceServiceRequest in protobuf, what an OTLP/HTTP receiver takes at /v1/traces.
 
 The same grade gives the same bytes: times are counted from a fixed start, one microsecond a step,
 not read from the clock, and ids are drawn from the check's name, not at random. The seed is not in
-it; learner text is cut at trace_page.MAX_BLOCK characters per attribute. `curl --data-binary @PATH
--H 'Content-Type: application/x-protobuf' http://localhost:4318/v1/traces` sends it to a collector.
+it; learner text is cut at trace_page.MAX_BLOCK characters a text. `curl --data-binary @PATH
+-H 'Content-Type: application/x-protobuf' http://localhost:4318/v1/traces` sends it to a collector;
+`--otel` with no PATH sends the same spans, dated at the grading, itself (otel_send.py).
 """
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
@@ -30,10 +31,10 @@ from opentelemetry.trace import Status, StatusCode, set_span_in_context
 
 from mock_llm import MODEL, HttpExchange
 
+from .gen_ai_messages import as_attribute, call_messages, cut, text
 from .grading import Grade
-from .report import clean, failure_text
+from .report import failure_text
 from .rounds import rounds
-from .trace_page import MAX_BLOCK
 
 START = 1_767_225_600 * 10 ** 9  # 2026-01-01T00:00:00Z, in nanoseconds: every run starts here
 STEP = 1_000  # nanoseconds between one event of a run and the next
@@ -57,49 +58,55 @@ class Ids(IdGenerator):
         return self._draw(128)
 
 
-def _text(value) -> str:
-    return clean(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str), MAX_BLOCK)
-
-
-def otlp_request(grade: Grade, lang: str) -> bytes:
+def otlp_request(grade: Grade, lang: str, start: int = START) -> bytes:
     """The grade's runs as one OTLP ExportTraceServiceRequest, serialized."""
+    return encode_spans(finished_spans(grade, lang, start)).SerializeToString()
+
+
+def finished_spans(grade: Grade, lang: str, start: int = START) -> tuple[ReadableSpan, ...]:
+    """The grade's runs as spans, each check's starting at `start` (nanoseconds since 1970): what
+    otlp_request encodes, and what --otel sends to an endpoint."""
     ids, spans = Ids(), InMemorySpanExporter()
     provider = TracerProvider(resource=Resource({"service.name": "reactlings", "reactlings.lesson": grade.lesson.name}),
                               id_generator=ids)
     provider.add_span_processor(SimpleSpanProcessor(spans))
     tracer = provider.get_tracer("reactlings")
-    try:  # ids differ with the file graded, so two versions' traces never merge in a viewer
+    try:  # ids differ with the file graded (and the start), so two versions' traces never merge in a viewer
         version = hashlib.sha256(grade.path.read_bytes()).hexdigest()
     except OSError:
         version = grade.path.name
     for check in grade.checks:
-        ids.name, ids.count, clock = f"{version}:{check.name}", 0, iter(range(START, START + 10 ** 12, STEP))
+        ids.name, ids.count, clock = f"{version}:{start}:{check.name}", 0, iter(range(start, start + 10 ** 12, STEP))
         root = tracer.start_span(f"check {check.name}", start_time=next(clock), attributes={
             "reactlings.todo": check.todo, "reactlings.check.title": check.title[lang],
             "reactlings.check.passed": check.passed, "reactlings.check.points": check.points})
         for run in check.runs:
             _run(tracer, run, set_span_in_context(root), clock, lang)
         if not check.passed:
-            root.set_status(Status(StatusCode.ERROR, _text(failure_text(check, grade, lang))))
+            root.set_status(Status(StatusCode.ERROR, cut(failure_text(check, grade, lang))))
         root.end(end_time=next(clock))
     provider.shutdown()
-    return encode_spans(spans.get_finished_spans()).SerializeToString()
+    return spans.get_finished_spans()
 
 
 def _run(tracer, run, parent, clock, lang: str) -> None:
     agent = tracer.start_span("invoke_agent", parent, start_time=next(clock), attributes={
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": run.scenario.name,
-        "gen_ai.input.messages": _text([{"role": "user", "parts": [{"type": "text",
-                                                                     "content": run.scenario.question}]}])})
+        "gen_ai.input.messages": as_attribute([text("user", run.scenario.question)])[0]})
     inside = set_span_in_context(agent)
     for round_, exchange in zip(rounds(run, lang), run.exchanges):
         model = exchange.request.get("model") if isinstance(exchange, HttpExchange) else None
         model = model if isinstance(model, str) else MODEL
-        sent, reply, _ = exchange.texts(0)
+        sent, answered = call_messages(exchange)
+        (sent, left_out), (answered, _) = as_attribute(sent), as_attribute(answered)
         chat = tracer.start_span(f"chat {model}", inside, start_time=next(clock), attributes={
             "gen_ai.operation.name": "chat", "gen_ai.provider.name": "reactlings.mock",
-            "gen_ai.request.model": model, "gen_ai.input.messages": _text(sent),
-            "gen_ai.output.messages": _text(reply)})
+            "gen_ai.request.model": model, "gen_ai.input.messages": sent, "gen_ai.output.messages": answered})
+        if left_out:
+            chat.set_attribute("reactlings.input_messages.left_out", left_out)
+        if isinstance(exchange, HttpExchange) and exchange.status != 200:  # no answer, or an HTTP error
+            chat.set_attribute("error.type", str(exchange.status or exchange.network))
+            chat.set_status(Status(StatusCode.ERROR, cut(exchange.texts(0)[1])))
         if round_.tokens:
             chat.set_attribute("gen_ai.usage.input_tokens", round_.tokens[0])
             chat.set_attribute("gen_ai.usage.output_tokens", round_.tokens[1])
@@ -109,15 +116,14 @@ def _run(tracer, run, parent, clock, lang: str) -> None:
         for call, call_id in zip(round_.calls, round_.call_ids or [None] * len(round_.calls)):
             tool = tracer.start_span(f"execute_tool {call.name}", inside, start_time=next(clock), attributes={
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
-                "gen_ai.tool.call.arguments": _text(call.input), "gen_ai.tool.call.result": _text(call.output)})
+                "gen_ai.tool.call.arguments": cut(call.input), "gen_ai.tool.call.result": cut(call.output)})
             if call_id:
                 tool.set_attribute("gen_ai.tool.call.id", call_id)
             if call.failed:
-                tool.set_status(Status(StatusCode.ERROR, _text(call.output)))
+                tool.set_status(Status(StatusCode.ERROR, cut(call.output)))
             tool.end(end_time=next(clock))
     if isinstance(run.answer, str):
-        agent.set_attribute("gen_ai.output.messages", _text([{"role": "assistant", "parts": [
-            {"type": "text", "content": run.answer}]}]))
+        agent.set_attribute("gen_ai.output.messages", as_attribute([text("assistant", run.answer)])[0])
     agent.end(end_time=next(clock))
 
 
