@@ -25,7 +25,6 @@ Exit status: 0 all checks pass, 1 some fail, 2 bad usage, 130 stopped by Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import json
 import importlib.machinery
 import os
 import shlex
@@ -36,7 +35,10 @@ from typing import TYPE_CHECKING
 from mock_llm import DEFAULT_SEED, ScenarioError
 
 from . import jail, workspace
+from .artifacts import page_path, send_otel, write_otel_file, write_results, write_trace_page
+from .console import shown_path, stderr
 from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
+from .progress import after_pass, hint, list_lessons, my_copy, next_lesson, reset
 from .runner import start_submission
 
 # Grading a lesson starts the learner's child before importing pytest, rich and the report (a good
@@ -340,7 +342,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     shown = None  # a handed-in file's name in its folder, for the report (not where the grader found the folder)
     if args.solution:
         if not lesson.solution.is_file():  # the learners' copy of the course has no solutions/
-            raise LessonError("no_solution_here", path=_shown_path(lesson.solution), name=lesson.name)
+            raise LessonError("no_solution_here", path=shown_path(lesson.solution), name=lesson.name)
         path = lesson.solution
     elif args.file:
         path = args.file
@@ -395,88 +397,6 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     return 0 if result.score == result.max_score else 1
 
 
-def write_results(grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
-    """Write the gradescope, prairielearn or junit results to `output`, or to stdout when it is None."""
-    from .prairielearn import results
-    from .report import gradescope, junit
-    if fmt == "junit":
-        text = junit(grade, lang, show_seed)
-    else:
-        shaped = results if fmt == "prairielearn" else gradescope
-        text = json.dumps(shaped(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        workspace.write_atomically(output, text)
-
-
-def page_path(given: str | None, lesson, graded: Path, option: str = "--html") -> Path | None:
-    """Where --html writes the page: PATH, else workspace/traces/LESSON.html; None without --html.
-    Never a Python file, so never the learner's code."""
-    if given is None:
-        return None
-    path = Path(given) if given else workspace.trace_page(lesson)
-    if path.suffix.lower() in (*importlib.machinery.SOURCE_SUFFIXES, ".pyc") or (
-            path.exists() and path.resolve() == Path(graded).resolve()):
-        raise LessonError("page_not_python", option=option, path=given)
-    return path
-
-
-def write_trace_page(result, lang: str, path: Path, open_it: bool) -> None:
-    """--html: the page; opened in the browser with open_it."""
-    from .trace_page import write_page
-    if written_aside(lambda: write_page(result, lang, path), path, lang, "page_written") and open_it:
-        import webbrowser
-        webbrowser.open(path.resolve().as_uri())
-
-
-def write_otel_file(result, lang: str, path: Path) -> None:
-    """--otel PATH: the run as OTLP traces, in a file."""
-    write_otel = otel_part("otel", "write_otel", lang)
-    if write_otel:
-        written_aside(lambda: write_otel(result, lang, path), path, lang, "otel_written")
-
-
-def send_otel(result, lang: str) -> None:
-    """--otel: the run as OTLP traces, sent where the OTEL_EXPORTER_OTLP_* variables say."""
-    send = otel_part("otel_send", "send", lang)
-    if send:
-        message, fields = send(result, lang)
-        stderr().print(say(message, lang, **fields), markup=False)
-
-
-def otel_part(module: str, name: str, lang: str):
-    """validator.MODULE.NAME; None, said, where a package it needs is missing (a kit installed
-    before --otel came, or before it could send)."""
-    try:
-        return getattr(importlib.import_module(f".{module}", __package__), name)
-    except ImportError as error:
-        stderr().print(say("otel_missing", lang, name=error.name), markup=False)
-        return None
-
-
-def written_aside(write, path: Path, lang: str, done: str) -> bool:
-    """write(), then the message `done` on stderr with where it went; whether it was written. A file
-    that can't be written is said there too, and the grade stands."""
-    try:
-        write()
-    except OSError as error:
-        stderr().print(say("page_not_written", lang, problem=error.strerror or str(error), path=path), markup=False)
-        return False
-    stderr().print(say(done, lang, path=_shown_path(path)), markup=False)
-    return True
-
-
-def my_copy(lesson, lang: str) -> Path:
-    """The learner's copy of the lesson's exercise; made now, from the template, it says so in one
-    line (on stderr: it is no part of a report or a results file)."""
-    path, created = workspace.working_copy(lesson)
-    if created:
-        stderr().print(say("working_copy_made", lang, path=_shown_path(path), template=_shown_path(lesson.exercise)),
-                       style="cyan", markup=False)
-    return path
-
-
 def isolation_notice(required: bool, lang: str, refusal: str = "isolation_required") -> None:
     """Where the sandbox can't isolate submissions: one line on stderr, or (required) an error,
     the message `refusal`."""
@@ -487,22 +407,6 @@ def isolation_notice(required: bool, lang: str, refusal: str = "isolation_requir
     note = reason or jail.totals_note()
     if note:
         stderr().print(say("isolation_warning", lang, note=note), style="yellow", markup=False)
-
-
-def after_pass(lesson, console: Console, lang: str) -> None:
-    """What to do now: the next lesson, the reference solution to compare with (where this copy of
-    the course has one), another seed."""
-    names = lesson_names()
-    later = names[names.index(lesson.name) + 1:] if lesson.name in names else []
-    if lesson.solution.is_file():
-        console.print(say("after_pass", lang, solution=_shown_path(lesson.solution), name=lesson.name),
-                      markup=False)
-    else:
-        console.print(say("after_pass_other_seed", lang, name=lesson.name), markup=False)
-    if later:
-        console.print(say("after_pass_next", lang, name=later[0]), style="bold", markup=False)
-    else:
-        console.print(say("course_done", lang), style="bold green", markup=False)
 
 
 def read_seed(args) -> int:
@@ -553,115 +457,9 @@ def usage_error(message: str, lang: str) -> int:
     return 2
 
 
-def stderr() -> Console:
-    """For notes and errors: whole lines (a log, a grep), never mixed into a report on stdout."""
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _shown_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
-
-
 # ---------------------------------------------------------------- progress: list, next
-
-def list_lessons(console: Console, lang: str) -> int:
-    """Every lesson with your best score so far (from your progress, no grading: instant)."""
-    from rich.table import Table  # only here: grading does without it
-
-    state = workspace.load_state().get("lessons", {})
-    table = Table(box=None, pad_edge=False)
-    for column in ("list_lesson", "list_title", "list_status", "list_score"):
-        table.add_column(say(column, lang))
-    names, passed = lesson_names(), 0
-    for name in names:
-        try:
-            lesson = load_lesson(name)
-        except (LessonError, ScenarioError) as error:
-            table.add_row(name, "?", say("list_broken", lang, error=said(error, lang)), "", style="red")
-            continue
-        entry = state.get(name) or {}
-        if entry.get("passed"):
-            passed += 1
-            status, style = say("status_passed", lang), "green"
-        elif entry:
-            status, style = say("status_started", lang), "yellow"
-        else:
-            status, style = say("status_new", lang), None
-        score = f"{entry['best']}/{entry['max']}" if "max" in entry else ""
-        table.add_row(name, lesson.title[lang], status, score, style=style)
-    console.print(table)
-    console.print(progress_bar(passed, len(names), lang))
-    return 0
-
-
-def progress_bar(done: int, total: int, lang: str, width: int = 30) -> str:
-    filled = round(width * done / total) if total else 0
-    return f"{'█' * filled}{'░' * (width - filled)} " + say("course_progress", lang, done=done, total=total)
-
-
-def first_unfinished() -> str | None:
-    state = workspace.load_state().get("lessons", {})
-    return next((n for n in lesson_names() if not (state.get(n) or {}).get("passed")), None)
-
-
-def next_lesson(console: Console, lang: str) -> int:
-    name = first_unfinished()
-    if name is None:
-        console.print(say("course_done", lang), style="bold green", markup=False)
-        return 0
-    lesson = load_lesson(name)
-    path = workspace.folder() / lesson.exercise.name
-    console.print(say("next_lesson", lang, name=name, title=lesson.title[lang],
-                      readme=_shown_path(lesson.folder / ("README.md" if lang == "en" else f"README.{lang}.md")),
-                      path=_shown_path(path)), markup=False)
-    return 0
 
 
 # ---------------------------------------------------------------- hint, reset
 
-def hint(lesson, console: Console, lang: str) -> int:
-    """Grade your copy quietly, then show the next hint level of the first TODO that fails."""
-    from rich.text import Text
 
-    from .grading import grade
-    from .report import block, first_failing_todo
-
-    path = my_copy(lesson, lang)
-    result = grade(lesson, path)
-    workspace.record_score(lesson.name, result.score, result.max_score)
-    todo_id = first_failing_todo(result)
-    if todo_id is None:
-        console.print(say("hint_all_pass", lang, name=lesson.name), style="green", markup=False)
-        return 0
-    todo = lesson.todo(todo_id)
-    level = workspace.next_hint_level(lesson.name, todo_id, len(todo.hints))
-    console.print(say("hint_header", lang, todo=todo_id, title=todo.title[lang], function=todo.function,
-                      level=level, levels=len(todo.hints)), style="bold", markup=False)
-    for shown in todo.hints[:level]:
-        block(console, shown[lang], 4, "yellow", lead=Text("  • ", style="yellow"))
-    if level < len(todo.hints):
-        console.print(say("hint_more", lang, name=lesson.name), style="dim", markup=False)
-    return 1
-
-
-def reset(lesson, console: Console, lang: str, yes: bool) -> int:
-    path = workspace.folder() / lesson.exercise.name
-    if path.exists() and not yes:
-        console.print(say("reset_confirm", lang, path=_shown_path(path)), end=" ", markup=False)
-        try:
-            answer = input()
-        except EOFError:
-            answer = ""
-        if answer.strip().lower() not in ("y", "yes", "是", "好"):
-            console.print(say("reset_cancelled", lang), markup=False)
-            return 1
-    backup = workspace.reset(lesson)
-    console.print(say("reset_done", lang, path=_shown_path(path), name=lesson.name), markup=False)
-    if backup:
-        console.print(say("reset_backup", lang, backup=_shown_path(backup)), style="dim", markup=False)
-    return 0

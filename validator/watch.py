@@ -26,8 +26,10 @@ from rich.text import Text
 from mock_llm import load_world
 
 from . import jail, workspace
+from .artifacts import page_path, write_trace_page
 from .grading import Collector, Grade, checks_loaded, run_checks, run_items
 from .lessons import lesson_names, load_lesson, say
+from .progress import first_unfinished, my_copy, progress_bar  # the same bar as `list`
 from .report import failure_text, first_failing_todo
 from .runner import open_submission
 
@@ -93,7 +95,6 @@ class WatchLoop:
             workspace.record_score(self.lesson.name, grade.score, grade.max_score)
             self.screen.draw(grade)
             if self.page:
-                from .cli import write_trace_page
                 write_trace_page(grade, self.screen.lang, self.page, self.open_page)
                 self.open_page = False  # opened once: the learner reloads the tab after a save
             if grade.score == grade.max_score:
@@ -156,7 +157,6 @@ class Screen:
             print(line + (f" · {say_('report_summary', todo=todo)}" if todo else f" · {say_('report_summary_pass')}"),
                   flush=True)
             return
-        from .cli import progress_bar  # the same bar as `list`
         self.console.clear()
         self.console.print(Text(f"reactlings watch · {lesson.name} · {lesson.title[self.lang]}", style="bold"))
         self.console.print(progress_bar(passed, len(lesson_names()), self.lang))
@@ -187,7 +187,6 @@ class Screen:
 def watch(name: str | None, console: Console, lang: str, page: str | None = None, open_page: bool = False) -> int:
     """Grade on every save; with `page` (--html's PATH, "" for the default), rewrite the trace page
     after each grading, opened in the browser once with open_page."""
-    from .cli import first_unfinished, my_copy, page_path
     # The learner's own code on their own machine: no jail to build at each save (and a child kept
     # in reserve must see the file as it is at the save, which a jail's view, made earlier, would not).
     os.environ[jail.OFF_VARIABLE] = "off"
