@@ -239,7 +239,7 @@ def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str]
     fallback server gets a client of its own, with its own key (config.fallback_api_key, else the
     same key), and the fallback model, else the same model. No fallback (or the fallback down
     too): let the error out."""
-    raise NotImplementedError("TODO 3.1: the loop, and a fallback model that keeps the transcript")
+    raise NotImplementedError("TODO 3.1: the loop, and a fallback model or server that keeps the transcript")
 
 
 # ---------------------------------------------------------------- given: try the pieces one by one
