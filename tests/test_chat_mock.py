@@ -479,7 +479,7 @@ def test_a_429_carries_retry_after_to_a_grader_that_takes_headers():
                                        headers={"Authorization": "Bearer sk-local-0123456789ab"})
     assert (status, headers) == (429, {"retry-after": "7"})
     assert "Please try again in 7s." in error["error"]["message"] and error["error"]["code"] == "rate_limit_exceeded"
-    assert chat.http("POST", "/v1/chat/completions", body)[0] == 200  # the plan's next step: a reply
+    assert chat.http("POST", "http://10.0.0.1:8080/v1/chat/completions", body)[0] == 200  # the plan's next step
     exchange = chat.transcript[0]
     assert exchange.url == "http://10.0.0.1:8080/v1/chat/completions"
     assert exchange.headers["authorization"] == "Bearer sk-local-0123456789ab"
