@@ -69,8 +69,9 @@ _KEY = r"^[\s>*#\-\d.)]*{}\s*(?:\d+\s*)?(?:\*+\s*)?[:：]\s*\**\s*(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)
-ANY_KEY = re.compile(_KEY.format(r"(?:Thought|Action|Action[ _]?Input|Observation|Final[ _]?Answer"
-                                 r"|Question|问题|思考|行动|行动输入|观察|最终答案)"), re.IGNORECASE)
+_STEP_LABELS = r"Thought|Action|Action[ _]?Input|Observation|Final[ _]?Answer|思考|行动|行动输入|观察|最终答案"
+STEP_KEY = re.compile(_KEY.format(f"(?:{_STEP_LABELS})"), re.IGNORECASE)  # the labels a step is written in
+ANY_KEY = re.compile(_KEY.format(f"(?:{_STEP_LABELS}|Question|问题)"), re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^(\.\.\.|…)$")  # bracketed placeholders are in the first prompt: subtracted
 FINAL_ANSWER = re.compile(_KEY.format(r"Final[ _]?Answer"), re.IGNORECASE)
 FORMAT_WORDS = re.compile(r"\bAction\b|Final[ _]?Answer|\bformat|格式", re.IGNORECASE)  # a correction names one
@@ -424,7 +425,7 @@ def format_lines(prompt: str, question: str) -> str:
     from its first label line to its last, before the question. "" when it has none."""
     at = prompt.find(question)
     lines = (prompt[:at] if at > 0 else prompt).splitlines()
-    labels = [i for i, line in enumerate(lines) if ANY_KEY.match(line)]
+    labels = [i for i, line in enumerate(lines) if STEP_KEY.match(line)]
     return "\n".join(lines[labels[0]:labels[-1] + 1]).strip() if labels else ""
 
 
