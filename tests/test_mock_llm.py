@@ -505,21 +505,22 @@ def test_made_up_answer_goes_straight_on_to_a_final_answer_with_no_observation()
     assert written_after_request(reply) == "Thought: I now know the final answer.\nFinal Answer: 3 + 5 * 2 = 16"
 
 
-def test_made_up_final_imagines_the_rest_of_the_script():
-    mock = scripted(Call("Weather", "{city}", made_up="final", guess="sunny, 25°C"),
+def fahrenheit_reply(made_up: str) -> str:
+    """The first reply on a two-step task (the weather, then °C → °F), with `made_up` on its first call."""
+    mock = scripted(Call("Weather", "{city}", made_up=made_up, guess="sunny, 25°C"),
                     Call("Calculator", "{obs1:number} * 9 / 5 + 32"),
                     answer="{obs2}°F ({obs1})", question="How hot is 上海 in °F?")
     reply = mock.reply("Question: How hot is 上海 in °F?\n")
     assert read_request(reply) == ("Weather", "上海")
-    assert read_final(written_after_request(reply)) == "77°F (sunny, 25°C)"
+    return reply
+
+
+def test_made_up_final_imagines_the_rest_of_the_script():
+    assert read_final(written_after_request(fahrenheit_reply("final"))) == "77°F (sunny, 25°C)"
 
 
 def test_made_up_rounds_rambles_through_the_rest_of_the_task_to_an_answer():
-    mock = scripted(Call("Weather", "{city}", made_up="rounds", guess="sunny, 25°C"),
-                    Call("Calculator", "{obs1:number} * 9 / 5 + 32"),
-                    answer="{obs2}°F ({obs1})", question="How hot is 上海 in °F?")
-    reply = mock.reply("Question: How hot is 上海 in °F?\n")
-    assert read_request(reply) == ("Weather", "上海")
+    reply = fahrenheit_reply("rounds")
     assert written_after_request(reply).splitlines() == [
         "Observation: sunny, 25°C", "Thought: I should use a tool.", "Action: Calculator",
         "Action Input: 25 * 9 / 5 + 32", "Observation: 77", "Thought: I now know the final answer.",
