@@ -31,7 +31,10 @@ with `#` does this). `mock-react-1#429@7,500,ok` answers that model's first requ
 carrying `Retry-After: 7`, its second with a 500, the rest normally. Steps: `ok`, any 4xx or 5xx
 status (`429@S`: with `Retry-After: S`), `timeout` (the server stalls: no answer before the
 client's timeout), `unreachable` (nothing listens); a step ending in `*` repeats for every
-request after it (`500*`: the server is down). See `fault_plan`.
+request after it (`500*`: the server is down). A plan may name the one server it plays, by the
+host and port of the request's URL: `mock-react-1#127.0.0.1:8080=ok,500*` fails there only, and
+the same model on another server answers normally (a fallback server). Each server counts its own
+requests of each model. See `fault_plan`.
 """
 from __future__ import annotations
 
@@ -377,18 +380,24 @@ class Fault:
     forever: bool = False  # this step answers every later request too
 
 
-def fault_plan(model) -> list[Fault]:
-    """The failures a model name asks for ("m#429@2,500*" -> a 429 with Retry-After: 2, then 500
-    for ever); [] for a name without `#`. RequestError for a step the mock does not know."""
+def fault_plan(model, server: str = "") -> list[Fault]:
+    """The failures a model name asks for on `server` (the host:port of the request's URL):
+    "m#429@2,500*" -> a 429 with Retry-After: 2, then 500 for ever, on any server; "m#h:p=500*" the
+    same on the server h:p only. [] for a name without `#`, or a plan for another server.
+    RequestError for a step the mock does not know."""
     if not isinstance(model, str) or "#" not in model:
         return []
+    where, _, steps = model.split("#", 1)[1].rpartition("=")
+    if where and where != server:
+        return []
     plan = []
-    for step in model.split("#", 1)[1].split(","):
+    for step in steps.split(","):
         found = FAULT_STEP.match(step.strip())
         if not found:
             raise RequestError(f"The mock does not know the failure {step.strip()!r} in the model name "
                                f"{model!r}. Steps: ok, timeout, unreachable, an HTTP status such as 500, "
-                               "429@S for a 429 with Retry-After: S; a trailing * repeats a step.",
+                               "429@S for a 429 with Retry-After: S; a trailing * repeats a step; "
+                               "HOST:PORT= before the steps plays that server only.",
                                param="model", code="model_not_found")
         plan.append(Fault(found.group(1).split("@")[0], found.group(2), bool(found.group(3))))
     return plan
@@ -428,6 +437,14 @@ def fault_answer(fault: Fault, model: str, headers: dict) -> tuple[int, dict, di
     message = message.format(key=masked, model=model, when=when, status=status)
     extra = {"retry-after": fault.retry_after} if fault.retry_after else {}
     return status, error_body(message, code=code, kind=kind), extra
+
+
+def _server(url: str) -> str:
+    """The host:port a request's URL names ("" for a bare path: the one server that answers it)."""
+    try:
+        return urlsplit(url).netloc.rpartition("@")[2] if "://" in url else ""
+    except ValueError:
+        return ""
 
 
 def _route(path: str) -> str:
@@ -531,7 +548,7 @@ class ChatSession(Session):
         headers = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
         exchange = HttpExchange(request, 200, {}, url=path if "://" in path else "", headers=headers)
         try:
-            fault = self._fault(request)
+            fault = self._fault(request, exchange.url)
             if fault is None:
                 exchange.response = self.complete(body)
                 exchange.cut = exchange.response.pop(CUT, "")
@@ -550,13 +567,14 @@ class ChatSession(Session):
             raise NetworkFault(exchange.network, exchange.response["error"]["message"])
         return exchange.status, exchange.response, exchange.response_headers
 
-    def _fault(self, request: dict) -> Fault | None:
-        """What the model's fault plan says this request gets (None: a normal answer)."""
-        model = request.get("model")
-        plan = fault_plan(model)
+    def _fault(self, request: dict, url: str) -> Fault | None:
+        """What the model's fault plan says this request to `url` gets (None: a normal answer):
+        each server counts its own requests, as separate servers would."""
+        model, server = request.get("model"), _server(url)
+        plan = fault_plan(model, server)
         if not plan:
             return None
-        count = sum(1 for e in self.transcript if e.request.get("model") == model)
+        count = sum(1 for e in self.transcript if e.request.get("model") == model and _server(e.url) == server)
         return fault_for(plan, count)
 
     def complete(self, body) -> dict:

@@ -41,6 +41,7 @@ class Call:
     strict: bool = False  # text protocol: needs the tool named, and this step after the one before
     off_format: str | None = None  # text protocol: its first request comes as this prose, until corrected
     misspelt: str | None = None  # text protocol: the tool is asked for under this wrong name first
+    echo: bool = False  # text protocol: its first reply begins with the format lines of its prompt
 
 
 @dataclass
@@ -186,13 +187,13 @@ def _turn(spec) -> list[Call]:
     specs = spec if isinstance(spec, list) else [spec]
     calls = [Call(c["tool"], str(c.get("input", "")), c.get("args"), c.get("thought", Call.thought),
                   c.get("made_up"), c.get("guess"), bool(c.get("strict", False)), c.get("off_format"),
-                  c.get("misspelt")) for c in specs]
+                  c.get("misspelt"), bool(c.get("echo", False))) for c in specs]
     if any(c.made_up not in MADE_UP for c in calls):
         raise ValueError(f"made_up must be one of {', '.join(m for m in MADE_UP if m)}")
     return calls
 
 
-MADE_UP = (None, "none", "observation", "final", "answer")  # see text_react.py
+MADE_UP = (None, "none", "observation", "final", "answer", "rounds")  # see text_react.py
 
 
 _tool_modules: dict[Path, object] = {}

@@ -26,7 +26,9 @@ A scenario's call may change that (all off by default):
   Observation; `final` adds it and then a Final Answer built on it, the rest of the script
   imagined too, so an agent that believes the reply answers without running any tool; `answer`
   goes straight on to that Final Answer, with no Observation line between (a cut at
-  `Observation:` keeps it: only a cut after the Action Input line drops it).
+  `Observation:` keeps it: only a cut after the Action Input line drops it); `rounds` rambles on
+  through the rest of the task, each later call asked for and its result made up, then the Final
+  Answer built on them (only a cut after the first Action Input line drops them all).
 - `guess: "sunny, 25°C"`, a template: the Observation it makes up for a tool `imagined` cannot
   guess (any tool but the Calculator).
 - `strict: true`: the mock asks for the call only when the prompt names its tool (else it answers
@@ -42,6 +44,11 @@ A scenario's call may change that (all off by default):
   (an agent that answers an unknown tool with the list of real ones), and otherwise gives up with a
   Final Answer quoting the Observation: it cannot guess the right name. That Observation is not one
   of the call's: {obs1} is still the real tool's result.
+- `echo: true`: a base model's habit. While the conversation is nothing but its first prompt, the
+  reply begins by copying the format lines of that prompt, placeholders and all (`Action: the
+  tool's name…`, `Final Answer: the answer…`: from the first label line to the last one before the
+  question), then goes on with its real request. Once anything is added to the conversation (the
+  echo sent back, an Observation, a reminder), it asks cleanly.
 """
 from __future__ import annotations
 
@@ -62,8 +69,9 @@ _KEY = r"^[\s>*#\-\d.)]*{}\s*(?:\d+\s*)?(?:\*+\s*)?[:：]\s*\**\s*(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)
-ANY_KEY = re.compile(_KEY.format(r"(?:Thought|Action|Action[ _]?Input|Observation|Final[ _]?Answer"
-                                 r"|Question|问题|思考|行动|行动输入|观察|最终答案)"), re.IGNORECASE)
+_STEP_LABELS = r"Thought|Action|Action[ _]?Input|Observation|Final[ _]?Answer|思考|行动|行动输入|观察|最终答案"
+STEP_KEY = re.compile(_KEY.format(f"(?:{_STEP_LABELS})"), re.IGNORECASE)  # the labels a step is written in
+ANY_KEY = re.compile(_KEY.format(f"(?:{_STEP_LABELS}|Question|问题)"), re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^(\.\.\.|…)$")  # bracketed placeholders are in the first prompt: subtracted
 FINAL_ANSWER = re.compile(_KEY.format(r"Final[ _]?Answer"), re.IGNORECASE)
 FORMAT_WORDS = re.compile(r"\bAction\b|Final[ _]?Answer|\bformat|格式", re.IGNORECASE)  # a correction names one
@@ -306,7 +314,8 @@ class TextReactSession(Session):
                 seen.subtract(find_observations(first, call.tool, tool_input))
                 new = [obs for obs, count in seen.items() if count > 0]
             if not new:
-                return self._request(call, tool_input, observations, prompt, first)
+                echoed = format_lines(first, self.scenario.question) if call.echo and prompt == first else ""
+                return (echoed + "\n\n" if echoed else "") + self._request(call, tool_input, observations, prompt, first)
             observations.append(new[0])
             if call.strict:
                 after = found[0].line
@@ -375,11 +384,28 @@ class TextReactSession(Session):
             final = self._imagined_answer(observations + [guess])
             return "" if final is None else "\n" + answer_text("I now know the final answer.", final)
         text = f"\nObservation: {guess}"
+        if call.made_up == "rounds":
+            return text + self._rambling(observations + [guess])
         if call.made_up == "final":
             final = self._imagined_answer(observations + [guess])
             if final is not None:
                 text += "\n" + answer_text("I now know the final answer.", final)
         return text
+
+    def _rambling(self, observations: list[str]) -> str:
+        """The rest of the task as a rambling model writes it on: each later call asked for, with
+        the result it makes up, then the Final Answer built on them ("" once one can't be made up)."""
+        text, observations = "", list(observations)
+        while (call := self.scenario.call(len(observations))) is not None:
+            tool_input = self.scenario.render(call.input, observations)
+            guess = self._guess(call, tool_input, observations)
+            if guess is None:
+                return text
+            thought = self.scenario.render(call.thought, observations)
+            text += f"\n{request_text(thought, call.tool, tool_input)}\nObservation: {guess}"
+            observations.append(guess)
+        return text + "\n" + answer_text("I now know the final answer.",
+                                         self.scenario.render(self.scenario.answer, observations))
 
     def _imagined_answer(self, observations: list[str]) -> str | None:
         """The Final Answer with the rest of the script's results made up; None when one can't be."""
@@ -392,6 +418,15 @@ class TextReactSession(Session):
                 return None
             observations.append(guess)
         return self.scenario.render(self.scenario.answer, observations)
+
+
+def format_lines(prompt: str, question: str) -> str:
+    """The lines of a prompt that teach the format, as a model that echoes its prompt copies them:
+    from its first label line to its last, before the question. "" when it has none."""
+    at = prompt.find(question)
+    lines = (prompt[:at] if at > 0 else prompt).splitlines()
+    labels = [i for i, line in enumerate(lines) if STEP_KEY.match(line)]
+    return "\n".join(lines[labels[0]:labels[-1] + 1]).strip() if labels else ""
 
 
 def _squash(text: str) -> str:

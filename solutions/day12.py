@@ -10,8 +10,8 @@ your own machine, and nothing about that server is written in the code:
     build_request(model, messages)       stop=["Observation:"]: the model stops where your tool starts
     complete(client, model, messages)    429, 5xx, timeouts: wait (Retry-After, or backoff), try again,
                                          then give up with ModelUnavailable, a clear error
-    run_agent(question, config, …)       the loop; when the model stays down, the fallback model
-                                         carries on with the very same messages
+    run_agent(question, config, …)       the loop; when the model stays down, the fallback (another
+                                         model, another server) carries on with the very same messages
 
 Fill in the six TODOs, then run `python validate.py day12`. In graded runs every client you build
 reaches the grader, whatever its base URL: the mock model answers and plays the failing network.
@@ -28,7 +28,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import openai
@@ -50,6 +50,8 @@ class Config:
     api_key: str
     model: str
     fallback_model: str | None = None  # takes over, with the same messages, when `model` stays down
+    fallback_base_url: str | None = None  # the server the fallback runs on; None: the same server
+    fallback_api_key: str | None = None  # the fallback server's key; None: the same key
     timeout: float = DEFAULT_TIMEOUT  # seconds one request may take before it counts as failed
     max_attempts: int = MAX_ATTEMPTS
 
@@ -177,30 +179,37 @@ TOOL_IMPL = {"search_weather": search_weather, "calculate": calculate, "search_k
 def load_config(env: Mapping[str, str]) -> Config:
     """TODO 1.1 — the Config the environment `env` describes (os.environ when you run the file):
 
-        OPENAI_BASE_URL        the server, e.g. http://127.0.0.1:8080/v1; unset: DEFAULT_BASE_URL
-        OPENAI_API_KEY         required (a local server takes any value)
-        OPENAI_MODEL           required: no model name exists on every server
-        OPENAI_FALLBACK_MODEL  optional; unset: None
-        OPENAI_TIMEOUT         optional, seconds as text ("12.5"); unset: DEFAULT_TIMEOUT
+        OPENAI_BASE_URL           the server, e.g. http://127.0.0.1:8080/v1; unset: DEFAULT_BASE_URL
+        OPENAI_API_KEY            required (a local server takes any value)
+        OPENAI_MODEL              required: no model name exists on every server
+        OPENAI_FALLBACK_MODEL     optional; unset: None
+        OPENAI_FALLBACK_BASE_URL  optional, a second server; unset: None
+        OPENAI_FALLBACK_API_KEY   optional, the second server's key; unset: None (the same key)
+        OPENAI_TIMEOUT            optional, seconds as text ("12.5"); unset: DEFAULT_TIMEOUT
 
     A required one that is missing or empty raises ConfigError naming the variable, and so does an
     OPENAI_TIMEOUT that is no number. Read `env`, never os.environ directly, and write no URL, key
     or model name of your own."""
     # BEGIN SOLUTION
+    def optional(name: str) -> str | None:
+        return (env.get(name) or "").strip() or None
+
     def required(name: str) -> str:
-        value = (env.get(name) or "").strip()
+        value = optional(name)
         if not value:
             raise ConfigError(f"{name} is not set: export {name}=… (see the README of day12)")
         return value
 
-    timeout = (env.get("OPENAI_TIMEOUT") or "").strip()
+    timeout = optional("OPENAI_TIMEOUT")
     try:
         seconds = float(timeout) if timeout else DEFAULT_TIMEOUT
     except ValueError:
         raise ConfigError(f"OPENAI_TIMEOUT must be a number of seconds, not {timeout!r}") from None
-    return Config(base_url=(env.get("OPENAI_BASE_URL") or "").strip() or DEFAULT_BASE_URL,
+    return Config(base_url=optional("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
                   api_key=required("OPENAI_API_KEY"), model=required("OPENAI_MODEL"),
-                  fallback_model=(env.get("OPENAI_FALLBACK_MODEL") or "").strip() or None, timeout=seconds)
+                  fallback_model=optional("OPENAI_FALLBACK_MODEL"),
+                  fallback_base_url=optional("OPENAI_FALLBACK_BASE_URL"),
+                  fallback_api_key=optional("OPENAI_FALLBACK_API_KEY"), timeout=seconds)
     # END SOLUTION
 
 
@@ -270,21 +279,29 @@ def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str]
     Each round: reply = complete(client, model, messages, sleep, config.max_attempts); read it
     with read_reply; keep step.text as the assistant message; a Final Answer ends the run; a request
     runs the tool and its result goes back as a user message "Observation: …". When complete()
-    raises ModelUnavailable and config.fallback_model is set, switch to that model for the rest
-    of the run and ask it again, with the same messages: the transcript is the agent's memory, and
-    the new model carries on from it. No fallback (or the fallback down too): let the error out."""
+    raises ModelUnavailable and the config names a fallback (config.fallback_model, or a server:
+    config.fallback_base_url), switch to it for the rest of the run and ask again, with the same
+    messages: the transcript is the agent's memory, and the new model carries on from it. The
+    fallback server gets a client of its own, with its own key (config.fallback_api_key, else the
+    same key), and the fallback model, else the same model. No fallback (or the fallback down
+    too): let the error out."""
     # BEGIN SOLUTION
     client = make_client(config)
     messages = build_messages(question)
     model = config.model
+    switched = False
     for _ in range(max_steps):
         try:
             reply = complete(client, model, messages, sleep, config.max_attempts)
         except ModelUnavailable:
-            if not config.fallback_model or model == config.fallback_model:
+            if switched or not (config.fallback_model or config.fallback_base_url):
                 raise
-            model = config.fallback_model  # same messages: the new model reads everything so far
-            reply = complete(client, model, messages, sleep, config.max_attempts)
+            switched = True
+            if config.fallback_base_url:  # another server: a client of its own, with its own key
+                client = make_client(replace(config, base_url=config.fallback_base_url,
+                                             api_key=config.fallback_api_key or config.api_key))
+            model = config.fallback_model or config.model
+            reply = complete(client, model, messages, sleep, config.max_attempts)  # the same messages
         step = read_reply(reply)
         if step is None:
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": FORMAT_REMINDER}]

@@ -479,7 +479,7 @@ def test_a_429_carries_retry_after_to_a_grader_that_takes_headers():
                                        headers={"Authorization": "Bearer sk-local-0123456789ab"})
     assert (status, headers) == (429, {"retry-after": "7"})
     assert "Please try again in 7s." in error["error"]["message"] and error["error"]["code"] == "rate_limit_exceeded"
-    assert chat.http("POST", "/v1/chat/completions", body)[0] == 200  # the plan's next step: a reply
+    assert chat.http("POST", "http://10.0.0.1:8080/v1/chat/completions", body)[0] == 200  # the plan's next step
     exchange = chat.transcript[0]
     assert exchange.url == "http://10.0.0.1:8080/v1/chat/completions"
     assert exchange.headers["authorization"] == "Bearer sk-local-0123456789ab"
@@ -500,6 +500,18 @@ def test_each_model_counts_its_own_requests():
     assert [ask_model("big#ok,500*"), ask_model("big#ok,500*"), ask_model("small"), ask_model("big#ok,500*")] \
         == [200, 500, 200, 500]
     assert [e.request["model"] for e in chat.transcript] == ["big#ok,500*", "big#ok,500*", "small", "big#ok,500*"]
+
+
+def test_a_plan_that_names_a_server_fails_there_only_and_each_server_counts_its_own():
+    chat = text_chat("no_tool")
+    ask_at = lambda server, model: chat.handle("POST", f"http://{server}/v1/chat/completions", {  # noqa: E731
+        "model": model, "messages": [{"role": "user", "content": chat.scenario.question}]})[0]
+    down = "m#10.0.0.1:8080=ok,500*"
+    assert [ask_at("10.0.0.1:8080", down), ask_at("10.0.0.1:8080", down), ask_at("10.0.0.2:8080", down),
+            ask_at("10.0.0.2:8080", down), ask_at("10.0.0.1:8080", down)] == [200, 500, 200, 200, 500]
+    everywhere = "m#ok,500*"  # no server named: every server plays it, each counting from its first request
+    assert [ask_at("10.0.0.1:8080", everywhere), ask_at("10.0.0.1:8080", everywhere),
+            ask_at("10.0.0.2:8080", everywhere), ask_at("10.0.0.2:8080", everywhere)] == [200, 500, 200, 500]
 
 
 def test_network_failures_raise_for_the_grader_and_become_gateway_errors_over_plain_http():

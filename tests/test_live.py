@@ -229,6 +229,22 @@ def test_day12_live_runs_the_solution_against_the_server(day12_server):
     assert "It is 77°F in 北京 today" in result.stdout and "Traceback" not in result.stdout + result.stderr
 
 
+@pytest.mark.slow  # the solution's real waits before it gives up on the primary: 1 + 2 + 4 s a question
+def test_day12_live_switches_to_the_fallback_server_the_environment_names(day12_server):
+    """Nothing listens at OPENAI_BASE_URL: the learner's client gets its connection errors, gives
+    up, and the fallback server (OPENAI_FALLBACK_BASE_URL) answers, asked for the same model."""
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    env = dict(os.environ, OPENAI_BASE_URL=dead, OPENAI_API_KEY="any", OPENAI_MODEL="mock-react-1",
+               OPENAI_FALLBACK_BASE_URL=day12_server)
+    env.pop("OPENAI_FALLBACK_MODEL", None)
+    result = subprocess.run([sys.executable, "validate.py", "day12", "--live", "--solution"], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=120)
+    said = " ".join(result.stdout.split())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no answer (connect)" in said and "It is 77°F in 北京 today" in said
+    assert "Traceback" not in result.stdout + result.stderr
+
+
 # ---------------------------------------------------------------- what --live forwards, and how much
 
 @pytest.fixture

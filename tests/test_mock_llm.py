@@ -505,13 +505,39 @@ def test_made_up_answer_goes_straight_on_to_a_final_answer_with_no_observation()
     assert written_after_request(reply) == "Thought: I now know the final answer.\nFinal Answer: 3 + 5 * 2 = 16"
 
 
-def test_made_up_final_imagines_the_rest_of_the_script():
-    mock = scripted(Call("Weather", "{city}", made_up="final", guess="sunny, 25°C"),
+def fahrenheit_reply(made_up: str) -> str:
+    """The first reply on a two-step task (the weather, then °C → °F), with `made_up` on its first call."""
+    mock = scripted(Call("Weather", "{city}", made_up=made_up, guess="sunny, 25°C"),
                     Call("Calculator", "{obs1:number} * 9 / 5 + 32"),
                     answer="{obs2}°F ({obs1})", question="How hot is 上海 in °F?")
     reply = mock.reply("Question: How hot is 上海 in °F?\n")
     assert read_request(reply) == ("Weather", "上海")
-    assert read_final(written_after_request(reply)) == "77°F (sunny, 25°C)"
+    return reply
+
+
+def test_made_up_final_imagines_the_rest_of_the_script():
+    assert read_final(written_after_request(fahrenheit_reply("final"))) == "77°F (sunny, 25°C)"
+
+
+def test_made_up_rounds_rambles_through_the_rest_of_the_task_to_an_answer():
+    reply = fahrenheit_reply("rounds")
+    assert written_after_request(reply).splitlines() == [
+        "Observation: sunny, 25°C", "Thought: I should use a tool.", "Action: Calculator",
+        "Action Input: 25 * 9 / 5 + 32", "Observation: 77", "Thought: I now know the final answer.",
+        "Final Answer: 77°F (sunny, 25°C)"]
+
+
+def test_echo_copies_the_prompts_format_lines_while_the_conversation_is_only_the_prompt():
+    prompt = ("Use a tool:\nThought: what to do\nAction: the tool's name\nAction Input: its input\n"
+              "Or answer:\nFinal Answer: the answer\n\nQuestion: Weather in 上海?\n")
+    mock = scripted(Call("Weather", "{city}", made_up="none", echo=True), question="Weather in 上海?")
+    first = mock.reply(prompt)
+    assert first.startswith("Thought: what to do\nAction: the tool's name\nAction Input: its input\n"
+                            "Or answer:\nFinal Answer: the answer\n\nThought: I should use a tool.")
+    assert read_request(first) == ("the tool's name", "its input") and first.endswith("Action Input: 上海")
+    assert mock.reply(prompt) == first  # the same request, the same echo
+    answered = f"{prompt}Thought: what to do\nAction: the tool's name\nAction Input: its input\nObservation: no such tool"
+    assert read_request(mock.reply(answered)) == ("Weather", "上海")  # anything more: it asks cleanly
 
 
 def test_guess_is_the_made_up_observation_of_any_tool():

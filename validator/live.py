@@ -3,7 +3,9 @@ endpoint instead of the mock. Nothing is graded (a real model words its answers 
 transcript and the answers are shown, so you see your loop work with a real model.
 
 The endpoint comes from OPENAI_BASE_URL and OPENAI_API_KEY, the model from --model or
-REACTLINGS_MODEL. The learner's process still never talks to the network itself: its requests
+REACTLINGS_MODEL. A lesson whose config names a fallback (day12) gets one from
+OPENAI_FALLBACK_MODEL, OPENAI_FALLBACK_BASE_URL and OPENAI_FALLBACK_API_KEY (else the same key):
+a request to the fallback server's URL goes there. The learner's process still never talks to the network itself: its requests
 come to the grader, which forwards them, so the transcript is complete. What it forwards is
 bounded, so that a learner's loop can't spend much of the key's money: only the request fields the
 lessons use (FORWARDED; not `n`, `store`, `service_tier`, ...), one choice, at most MAX_TOKENS
@@ -93,9 +95,14 @@ class LiveModel:
     instructions: str = ""  # a system message for a model that needs one the learner's code doesn't send
     status: int = 0  # the last answer's HTTP status (0: none yet, or no answer)
     unreachable: str = ""  # why nothing answered at the base URL, once that happened
+    fallback_model: str | None = None  # a second model, asked by its own name (OPENAI_FALLBACK_MODEL)
+    fallback_server: tuple[str, str] | None = None  # a second server: (base URL, key)
 
-    def _post(self, payload: dict, timeout: float = REQUEST_TIMEOUT) -> tuple[int, dict, dict]:
-        """(status, JSON body, the headers a client acts on) of one request to the endpoint."""
+    def _post(self, payload: dict, timeout: float = REQUEST_TIMEOUT,
+              server: tuple[str, str] | None = None) -> tuple[int, dict, dict]:
+        """(status, JSON body, the headers a client acts on) of one request to the endpoint, or to
+        `server` (base URL, key)."""
+        base_url, api_key = server or (self.base_url, self.api_key)
         import httpx2  # comes with the openai package
         if len(self.transcript) >= self.budget:
             raise BudgetExceeded(f"more than {self.budget} model calls")
@@ -104,13 +111,13 @@ class LiveModel:
             raise TokensSpent(str(self.token_budget))
         self.status = 0
         try:  # on a timeout the connection is closed: a server that notices stops generating
-            response = httpx2.post(f"{self.base_url.rstrip('/')}/chat/completions", json=payload,
-                                   headers={"Authorization": f"Bearer {self.api_key}"}, timeout=timeout)
+            response = httpx2.post(f"{base_url.rstrip('/')}/chat/completions", json=payload,
+                                   headers={"Authorization": f"Bearer {api_key}"}, timeout=timeout)
         except httpx2.TimeoutException:
-            raise ModelTimedOut(f"{self.model} at {self.base_url} gave no answer within {timeout:g} s") from None
+            raise ModelTimedOut(f"{payload.get('model')} at {base_url} gave no answer within {timeout:g} s") from None
         except httpx2.HTTPError as error:
             self.unreachable = f"{type(error).__name__}: {error}"
-            raise EndpointUnreachable(f"{self.base_url}: {self.unreachable}") from None
+            raise EndpointUnreachable(f"{base_url}: {self.unreachable}") from None
         self.status = response.status_code
         try:
             body = loads(response.text)
@@ -152,7 +159,14 @@ class LiveModel:
         limit = next((name for name in LIMITS if body.get(name) is not None), "max_tokens")
         asked = body.get(limit)
         fits = isinstance(asked, int) and not isinstance(asked, bool) and 0 < asked <= MAX_TOKENS
-        return dict(sent, model=self.model, n=1, **{limit: asked if fits else MAX_TOKENS})
+        model = self.fallback_model if self.fallback_model and body.get("model") == self.fallback_model else self.model
+        return dict(sent, model=model, n=1, **{limit: asked if fits else MAX_TOKENS})
+
+    def server_for(self, url: str) -> tuple[str, str] | None:
+        """The fallback server (base URL, key) when a request's URL is under its base URL; else
+        None, the endpoint."""
+        fallback = self.fallback_server
+        return fallback if fallback and url.startswith(fallback[0].rstrip("/") + "/") else None
 
     def http(self, method: str, path: str, raw: str, headers: dict | None = None):
         """Chat protocol: the learner's own request, bounded (see forwarded), within the timeout
@@ -166,7 +180,7 @@ class LiveModel:
         exchange = HttpExchange(sent, 0, {})
         try:
             exchange.status, exchange.response, exchange.response_headers = self._post(
-                sent, client_timeout(headers or {}))
+                sent, client_timeout(headers or {}), self.server_for(path))
         except NetworkFault as fault:  # sent, and no answer came: the transcript shows it
             exchange.network, exchange.response = fault.network, error_body(str(fault), kind=fault.network)
             self.transcript.append(exchange)
@@ -272,6 +286,15 @@ def endpoint(model: str | None) -> tuple[str, str, str]:
                            or DEFAULT_MODEL)
 
 
+def fallback(key: str) -> tuple[str | None, tuple[str, str] | None]:
+    """The fallback model and the fallback server (base URL, key) the environment names, for a
+    lesson whose config has them: OPENAI_FALLBACK_MODEL, OPENAI_FALLBACK_BASE_URL and
+    OPENAI_FALLBACK_API_KEY, else the same key."""
+    url = os.environ.get("OPENAI_FALLBACK_BASE_URL")
+    server = (url, os.environ.get("OPENAI_FALLBACK_API_KEY") or key) if url else None
+    return os.environ.get("OPENAI_FALLBACK_MODEL") or None, server
+
+
 def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Console) -> int:
     """Run the agent on each of the lesson's live questions; 0 when each run ended with an answer."""
     if not lesson.live:
@@ -285,6 +308,7 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
         for name in lesson.live:
             live_model = LiveModel(base_url, key, model_name, budget=lesson.llm_call_budget,
                                    protocol=world.protocol)
+            live_model.fallback_model, live_model.fallback_server = fallback(key)
             if issubclass(world.protocol, DecisionSession):
                 live_model.instructions = decision_instructions(world, name)
             learner = Learner(submission, lesson, world, live_model=live_model, limit=run_limit())
@@ -302,7 +326,7 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
             if live_model.unreachable and failure_key != "unreachable":  # their client said it its own way
                 console.print(Text(say("live_unreachable", lang, url=base_url, error=live_model.unreachable),
                                    style="red"))
-            if live_model.unreachable or live_model.status in (401, 403, 404):
+            if failure_key and (live_model.unreachable or live_model.status in (401, 403, 404)):
                 break  # no server, a refused key, an unknown model or URL: the next questions would fail the same way
     finally:
         submission.close()

@@ -118,6 +118,20 @@ def test_cut_made_up_answer(learner, world):
     expect_cut(learner, f"{request}\n{answer}", request, key="cut_kept_made_up", tool="get_weather")
 
 
+@check("2.1", points=1, en="several requests in one reply (the prompt's format echoed, made-up rounds): cut after the first",
+       zh="一条回复里有好几个请求（照抄的格式行、编造的几轮）：在第一个之后截断")
+def test_cut_at_first_request(learner, world):
+    request, city, guess = weather_request(world)
+    echo = ("Thought: what to do next\nAction: the tool's name, exactly as listed above\n"
+            "Action Input: the tool's input, on one line")
+    expect_cut(learner, f"{echo}\nWhen you know the answer:\nFinal Answer: the answer to the question\n\n{request}",
+               echo, key="cut_kept_echo")
+    then = request_text("Now I convert it.", "calculate", "36 * 9 / 5 + 32")
+    rambling = f"{request}\nObservation: {guess}\n{then}\nObservation: 96.8\n" + answer_text(
+        "I now know the final answer.", f"{city}今天 96.8°F。")
+    expect_cut(learner, rambling, request, key="cut_kept_rambling")
+
+
 @check("2.1", points=1, en="an Observation before any request is cut off too", zh="出现在任何请求之前的 Observation 也要截掉")
 def test_cut_observation_without_request(learner, world):
     _, city, guess = weather_request(world)
@@ -384,6 +398,37 @@ def test_made_up_never_reaches_the_answer(learner, world):
         run = run_agent(learner, world, scenario)
         expect_answer(run, world.weather[run.scenario.values["hot_city"]])
         explain(run)  # right answer, but was a made-up line sent back on the way?
+
+
+def placeholder(run) -> str | None:
+    """The tool the run's first reply asked for: an echoed prompt's placeholder, on the echo task."""
+    request = read_request(reply(run.exchanges[0])) if run.exchanges else None
+    return request[0] if request else None
+
+
+@check("3.1", points=1, en="a first reply that echoes the prompt's format lines: the placeholder is no request, "
+       "and the model goes on", zh="第一条回复照抄了提示词里的格式行：占位符不是真请求，模型接着往下做")
+def test_survives_prompt_echo(learner, world):
+    try:
+        run = run_agent(learner, world, "echo")
+    except Fail as failure:
+        run = learner.runs[-1] if learner.runs else None
+        if failure.key == "crashed" and run and len(run.exchanges) == 1 and placeholder(run):
+            raise Fail("echo_crashed", placeholder=placeholder(run), type=failure.params["type"],
+                       message=failure.params["message"]) from None
+        raise
+    if len(run.exchanges) == 1 and placeholder(run):
+        raise Fail("echo_ended", placeholder=placeholder(run), got=shown(run.answer))
+    expect_answer(run, world.weather[run.scenario.values["city"]])
+
+
+@check("3.1", points=1, en="a reply that rambles on through made-up rounds to an answer: only its first request counts",
+       zh="回复一路编下去，编出好几轮直到答案：只有第一个请求算数")
+def test_survives_rambling(learner, world):
+    run = run_agent(learner, world, "rambling")
+    celsius = first_number(world.weather[run.scenario.values["hot_city"]])
+    expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
+    explain(run)  # right answer, but was a made-up line sent back on the way?
 
 
 @check("3.1", points=1, en="a model that never finishes: exactly max_steps requests, then your own message",

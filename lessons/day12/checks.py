@@ -9,6 +9,7 @@ each wait without waiting, and refuses what time.sleep refuses (a str); time.sle
 refused at once in your code (lesson.yaml sleep_given) and passes at once in the SDK's. Numbers and names come from `world`, so another seed changes them.
 """
 import ast
+from urllib.parse import urlsplit
 
 from validator.checking import (Fail, check, expect, expect_own_fallback, learner_object, read_final, read_request,
                                 registry_arg, shown, tool_arg, written_after_request)
@@ -19,7 +20,17 @@ HTTP_DATE = "Wed, 21 Oct 2015 07:28:00 GMT"
 
 
 def endpoint(world) -> dict:
-    return world.endpoint  # base_url, api_key, model, fallback_model, timeout, retry_after
+    return world.endpoint  # base_url, api_key, model, fallback_*, timeout, retry_after
+
+
+def chat_url(base_url: str) -> str:
+    """Where the openai client sends a chat request for a base URL."""
+    return base_url.rstrip("/") + "/chat/completions"
+
+
+def server(base_url: str) -> str:
+    """The host:port of a base URL: how a fault plan names the one server it plays."""
+    return urlsplit(base_url).netloc
 
 
 def config(world, model: str | None = None, **changes):
@@ -34,6 +45,11 @@ def config(world, model: str | None = None, **changes):
 def failing(world, plan: str) -> str:
     """The configured model, with a fault plan: "<model>#500,ok"."""
     return f"{endpoint(world)['model']}#{plan}"
+
+
+def sent_key(exchange) -> str:
+    """The API key a request carried."""
+    return exchange.headers.get("authorization", "").removeprefix("Bearer ")
 
 
 def masked(key: str) -> str:
@@ -90,8 +106,14 @@ def ask_once(learner, world, model=None, **changes):
 
 def run_agent(learner, world, scenario):
     """Your run_agent on a task of scenarios.yaml, as `validate.py day12 --live` runs it: the real
-    model answers whatever the config names, and your code sleeps for real."""
-    return learner.run_agent("run_agent", scenario, config(world), registry_arg(world.scenarios[scenario].tools))
+    model answers, and your code sleeps for real. The config names the real servers and models
+    (not the keys: the grader adds them), so a fallback your environment names is one your code
+    can switch to."""
+    live = learner.live_model
+    real = {} if live is None else {
+        "base_url": live.base_url, "model": live.model, "fallback_model": live.fallback_model,
+        "fallback_base_url": live.fallback_server[0] if live.fallback_server else None}
+    return learner.run_agent("run_agent", scenario, config(world, **real), registry_arg(world.scenarios[scenario].tools))
 
 
 def agent(learner, world, scenario, model=None, **changes):
@@ -267,6 +289,25 @@ def test_config_missing(learner, world):
         expect_refused(learner, env_of(world, **{variable: None}), variable, "missing_not_named", "missing_accepted")
 
 
+@check("1.1", points=1, en="optional: a fallback server, with its own key",
+       zh="可选项：备用服务器及其 key")
+def test_config_fallback_server(learner, world):
+    e = endpoint(world)
+    got = load_config(learner, env_of(world, OPENAI_FALLBACK_BASE_URL=e["fallback_base_url"],
+                                      OPENAI_FALLBACK_API_KEY=e["fallback_api_key"]))
+    for field, variable in (("fallback_base_url", "OPENAI_FALLBACK_BASE_URL"),
+                            ("fallback_api_key", "OPENAI_FALLBACK_API_KEY")):
+        value = got.fields.get(field)
+        expect(value == e[field], "config_field_wrong", field=field, variable=variable, expected=e[field],
+               got=shown(value))
+    bare = load_config(learner, env_of(world)).fields
+    expect(bare.get("fallback_base_url") is None, "config_field_wrong", field="fallback_base_url",
+           variable="OPENAI_FALLBACK_BASE_URL", expected=None, got=shown(bare.get("fallback_base_url")))
+    # unset, the fallback's key is the same key: None says it, and so does the primary's key
+    expect(bare.get("fallback_api_key") in (None, e["api_key"]), "fallback_key_default",
+           got=shown(bare.get("fallback_api_key")))
+
+
 BAD_TIMEOUTS = ("soon", "twenty", "later", "none")  # text no one reads as seconds
 
 
@@ -294,7 +335,7 @@ def test_client_endpoint(learner, world):
     exchange = one_request(learner, world)
     expected = e["base_url"].rstrip("/") + "/chat/completions"
     expect(exchange.url == expected, "wrong_url", url=exchange.url, expected=expected, base_url=e["base_url"])
-    key = exchange.headers.get("authorization", "").removeprefix("Bearer ")
+    key = sent_key(exchange)
     expect(key == e["api_key"], "wrong_key", got=masked(key), expected=masked(e["api_key"]))
 
 
@@ -575,6 +616,85 @@ def test_fallback_keeps_the_transcript(learner, world):
     celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
     expect_answer(run, failure, world, f"{world.tools['calculate'](f'{celsius:g} * 9 / 5 + 32')}°F")
     expect(ran.count("search_weather") == 1, "tool_ran_again", tools=", ".join(ran))
+
+
+def on_fallback_server(learner, world, scenario, model, **changes):
+    """run_agent with a fallback server configured: (run, index of its first request to the fallback
+    server, failure); None when complete() (TODO 2.3) never gives up, which its checks say."""
+    e = endpoint(world)
+    try:
+        run, failure = agent(learner, world, scenario, model, fallback_base_url=e["fallback_base_url"],
+                             max_attempts=2, **changes)
+    except Fail as stop:
+        if stop.key in NEVER_ENDS and not complete_gives_up(learner, world):
+            return None
+        raise
+    urls = [x.url for x in run.exchanges]
+    if chat_url(e["fallback_base_url"]) not in urls:
+        if not complete_gives_up(learner, world):
+            return None
+        raise Fail("fallback_server_unused", fallback=e["fallback_base_url"], base_url=e["base_url"],
+                   urls=", ".join(dict.fromkeys(urls)) or "none",
+                   ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
+    return run, urls.index(chat_url(e["fallback_base_url"])), failure
+
+
+def expect_fallback_key(world, run, switch: int, expected: str, source: str):
+    """Every request to the fallback server carries its key: config.fallback_api_key, or, with none
+    configured, the same key. A make_client that sends a key of its own to the primary too ignores
+    config.api_key: TODO 1.2's check says so."""
+    if any(sent_key(x) != endpoint(world)["api_key"] for x in run.exchanges[:switch]):
+        return
+    for exchange in run.exchanges[switch:]:
+        key = sent_key(exchange)
+        expect(key == expected, "fallback_key_wrong", url=exchange.url, got=masked(key), expected=masked(expected),
+               source=source)
+
+
+@check("3.1", points=2, en="the server goes down mid-task: a client for the fallback server, with its own key, "
+       "carries on from the same messages", zh="服务器中途宕机：为备用服务器建一个客户端（用它自己的 key），接着同一份 messages 继续")
+def test_fallback_server(learner, world):
+    e = endpoint(world)
+    primary = failing(world, f"{server(e['base_url'])}=ok,500*")  # down on the primary server only
+    found = on_fallback_server(learner, world, "fahrenheit", primary, fallback_api_key=e["fallback_api_key"])
+    if found is None:
+        return  # complete() never gives up: TODO 2.3's checks say so
+    run, switch, failure = found
+    before = run.exchanges[switch - 1].request.get("messages") or [] if switch else []
+    after = run.exchanges[switch].request.get("messages") or []
+    ran = [call.name for call in run.tool_calls if call.name != "sleep"]
+    expect(after[:len(before)] == before, "transcript_lost", fallback=e["fallback_base_url"], got=len(after),
+           expected=len(before), tools=", ".join(ran))
+    urls = [x.url for x in run.exchanges[switch:]]
+    expect(all(url == chat_url(e["fallback_base_url"]) for url in urls), "switched_back_server",
+           urls=", ".join(urls))
+    expect_fallback_key(world, run, switch, e["fallback_api_key"], "config.fallback_api_key")
+    models = [x.request.get("model") for x in run.exchanges[switch:]]
+    expect(all(m == primary for m in models), "fallback_same_model", expected=primary,
+           got=", ".join(map(shown, models)))
+    celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
+    expect_answer(run, failure, world, f"{world.tools['calculate'](f'{celsius:g} * 9 / 5 + 32')}°F")
+    expect(ran.count("search_weather") == 1, "tool_ran_again", tools=", ".join(ran))
+
+
+@check("3.1", points=1, en="the fallback server goes down too, after one reply: its model and the same key were "
+       "used, then ModelUnavailable reaches the caller", zh="备用服务器回复一次之后也宕机：用过备用模型和同一个 key 之后，ModelUnavailable 交给调用方")
+def test_fallback_server_down_too(learner, world):
+    e = endpoint(world)
+    spare = f"{e['fallback_model']}#ok,500*"
+    found = on_fallback_server(learner, world, "weather", failing(world, "500*"), fallback_model=spare)
+    if found is None:
+        return  # complete() never gives up: TODO 2.3's checks say so
+    run, switch, failure = found
+    expect_fallback_key(world, run, switch, e["api_key"], "config.api_key: no fallback key is configured, so the same key")
+    models = [x.request.get("model") for x in run.exchanges[switch:]]
+    expect(all(m == spare for m in models), "fallback_model_unused", expected=spare, got=", ".join(map(shown, models)))
+    expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
+    expect(failure.params["type"] == "ModelUnavailable", "not_model_unavailable", type=failure.params["type"],
+           message=failure.params["message"])
+    expected = 2 + 1 + 2  # the primary's two attempts, the fallback's reply, its two failed attempts
+    expect(len(run.exchanges) == expected, "fallback_asked_again", expected=expected, got=len(run.exchanges),
+           answers=", ".join(answer_of(x) for x in run.exchanges))
 
 
 @check("3.1", points=1, en="no fallback and the model down: ModelUnavailable reaches the caller",

@@ -14,8 +14,10 @@ def tables(data: dict, rng: random.Random, seed: int) -> dict:
                for city, (sky, temp, humidity) in data["weather"].items()}
     endpoint = dict(data["endpoint"])
     if seed:
-        endpoint.update(base_url=f"http://10.0.{rng.randint(1, 254)}.{rng.randint(1, 254)}:{rng.randint(8000, 8999)}/v1",
+        host, port = f"10.0.{rng.randint(1, 254)}.{rng.randint(1, 254)}", rng.randint(8000, 8998)
+        endpoint.update(base_url=f"http://{host}:{port}/v1", fallback_base_url=f"http://{host}:{port + 1}/v1",
                         api_key=f"sk-local-{rng.getrandbits(48):012x}",
+                        fallback_api_key=f"sk-spare-{rng.getrandbits(48):012x}",
                         model=rng.choice(["qwen2.5-1.5b-instruct", "llama3.2:3b", "phi3.5:latest"]),
                         fallback_model=rng.choice(["qwen2.5-0.5b-instruct", "gemma2:2b", "smollm2:1.7b"]),
                         timeout=rng.choice([8.0, 12.5, 20.0, 45.0]),

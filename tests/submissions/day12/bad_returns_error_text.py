@@ -32,7 +32,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import openai
@@ -54,6 +54,8 @@ class Config:
     api_key: str
     model: str
     fallback_model: str | None = None  # takes over, with the same messages, when `model` stays down
+    fallback_base_url: str | None = None  # the server the fallback runs on; None: the same server
+    fallback_api_key: str | None = None  # the fallback server's key; None: the same key
     timeout: float = DEFAULT_TIMEOUT  # seconds one request may take before it counts as failed
     max_attempts: int = MAX_ATTEMPTS
 
@@ -189,20 +191,25 @@ def load_config(env: Mapping[str, str]) -> Config:
 
     A required one that is missing or empty raises ConfigError naming the variable. Read `env`,
     never os.environ directly, and write no URL, key or model name of your own."""
+    def optional(name: str) -> str | None:
+        return (env.get(name) or "").strip() or None
+
     def required(name: str) -> str:
-        value = (env.get(name) or "").strip()
+        value = optional(name)
         if not value:
             raise ConfigError(f"{name} is not set: export {name}=… (see the README of day12)")
         return value
 
-    timeout = (env.get("OPENAI_TIMEOUT") or "").strip()
+    timeout = optional("OPENAI_TIMEOUT")
     try:
         seconds = float(timeout) if timeout else DEFAULT_TIMEOUT
     except ValueError:
         raise ConfigError(f"OPENAI_TIMEOUT must be a number of seconds, not {timeout!r}") from None
-    return Config(base_url=(env.get("OPENAI_BASE_URL") or "").strip() or DEFAULT_BASE_URL,
+    return Config(base_url=optional("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
                   api_key=required("OPENAI_API_KEY"), model=required("OPENAI_MODEL"),
-                  fallback_model=(env.get("OPENAI_FALLBACK_MODEL") or "").strip() or None, timeout=seconds)
+                  fallback_model=optional("OPENAI_FALLBACK_MODEL"),
+                  fallback_base_url=optional("OPENAI_FALLBACK_BASE_URL"),
+                  fallback_api_key=optional("OPENAI_FALLBACK_API_KEY"), timeout=seconds)
 
 
 def make_client(config: Config) -> OpenAI:
@@ -259,14 +266,19 @@ def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str]
     client = make_client(config)
     messages = build_messages(question)
     model = config.model
+    switched = False
     for _ in range(max_steps):
         try:
             reply = complete(client, model, messages, sleep, config.max_attempts)
         except ModelUnavailable:
-            if not config.fallback_model or model == config.fallback_model:
+            if switched or not (config.fallback_model or config.fallback_base_url):
                 raise
-            model = config.fallback_model  # same messages: the new model reads everything so far
-            reply = complete(client, model, messages, sleep, config.max_attempts)
+            switched = True
+            if config.fallback_base_url:  # another server: a client of its own, with its own key
+                client = make_client(replace(config, base_url=config.fallback_base_url,
+                                             api_key=config.fallback_api_key or config.api_key))
+            model = config.fallback_model or config.model
+            reply = complete(client, model, messages, sleep, config.max_attempts)  # the same messages
         step = read_reply(reply)
         if step is None:
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": FORMAT_REMINDER}]

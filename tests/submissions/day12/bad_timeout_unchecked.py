@@ -33,7 +33,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import openai
@@ -55,6 +55,8 @@ class Config:
     api_key: str
     model: str
     fallback_model: str | None = None  # takes over, with the same messages, when `model` stays down
+    fallback_base_url: str | None = None  # the server the fallback runs on; None: the same server
+    fallback_api_key: str | None = None  # the fallback server's key; None: the same key
     timeout: float = DEFAULT_TIMEOUT  # seconds one request may take before it counts as failed
     max_attempts: int = MAX_ATTEMPTS
 
@@ -268,14 +270,19 @@ def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str]
     client = make_client(config)
     messages = build_messages(question)
     model = config.model
+    switched = False
     for _ in range(max_steps):
         try:
             reply = complete(client, model, messages, sleep, config.max_attempts)
         except ModelUnavailable:
-            if not config.fallback_model or model == config.fallback_model:
+            if switched or not (config.fallback_model or config.fallback_base_url):
                 raise
-            model = config.fallback_model  # same messages: the new model reads everything so far
-            reply = complete(client, model, messages, sleep, config.max_attempts)
+            switched = True
+            if config.fallback_base_url:  # another server: a client of its own, with its own key
+                client = make_client(replace(config, base_url=config.fallback_base_url,
+                                             api_key=config.fallback_api_key or config.api_key))
+            model = config.fallback_model or config.model
+            reply = complete(client, model, messages, sleep, config.max_attempts)  # the same messages
         step = read_reply(reply)
         if step is None:
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": FORMAT_REMINDER}]

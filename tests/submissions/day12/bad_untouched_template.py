@@ -13,8 +13,8 @@ your own machine, and nothing about that server is written in the code:
     build_request(model, messages)       stop=["Observation:"]: the model stops where your tool starts
     complete(client, model, messages)    429, 5xx, timeouts: wait (Retry-After, or backoff), try again,
                                          then give up with ModelUnavailable, a clear error
-    run_agent(question, config, …)       the loop; when the model stays down, the fallback model
-                                         carries on with the very same messages
+    run_agent(question, config, …)       the loop; when the model stays down, the fallback (another
+                                         model, another server) carries on with the very same messages
 
 Fill in the six TODOs, then run `python validate.py day12`. In graded runs every client you build
 reaches the grader, whatever its base URL: the mock model answers and plays the failing network.
@@ -31,7 +31,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import openai
@@ -53,6 +53,8 @@ class Config:
     api_key: str
     model: str
     fallback_model: str | None = None  # takes over, with the same messages, when `model` stays down
+    fallback_base_url: str | None = None  # the server the fallback runs on; None: the same server
+    fallback_api_key: str | None = None  # the fallback server's key; None: the same key
     timeout: float = DEFAULT_TIMEOUT  # seconds one request may take before it counts as failed
     max_attempts: int = MAX_ATTEMPTS
 
@@ -180,14 +182,17 @@ TOOL_IMPL = {"search_weather": search_weather, "calculate": calculate, "search_k
 def load_config(env: Mapping[str, str]) -> Config:
     """TODO 1.1 — the Config the environment `env` describes (os.environ when you run the file):
 
-        OPENAI_BASE_URL        the server, e.g. http://127.0.0.1:8080/v1; unset: DEFAULT_BASE_URL
-        OPENAI_API_KEY         required (a local server takes any value)
-        OPENAI_MODEL           required: no model name exists on every server
-        OPENAI_FALLBACK_MODEL  optional; unset: None
-        OPENAI_TIMEOUT         optional, seconds as text ("12.5"); unset: DEFAULT_TIMEOUT
+        OPENAI_BASE_URL           the server, e.g. http://127.0.0.1:8080/v1; unset: DEFAULT_BASE_URL
+        OPENAI_API_KEY            required (a local server takes any value)
+        OPENAI_MODEL              required: no model name exists on every server
+        OPENAI_FALLBACK_MODEL     optional; unset: None
+        OPENAI_FALLBACK_BASE_URL  optional, a second server; unset: None
+        OPENAI_FALLBACK_API_KEY   optional, the second server's key; unset: None (the same key)
+        OPENAI_TIMEOUT            optional, seconds as text ("12.5"); unset: DEFAULT_TIMEOUT
 
-    A required one that is missing or empty raises ConfigError naming the variable. Read `env`,
-    never os.environ directly, and write no URL, key or model name of your own."""
+    A required one that is missing or empty raises ConfigError naming the variable, and so does an
+    OPENAI_TIMEOUT that is no number. Read `env`, never os.environ directly, and write no URL, key
+    or model name of your own."""
     raise NotImplementedError("TODO 1.1: the configuration, from the environment")
 
 
@@ -231,10 +236,13 @@ def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str]
     Each round: reply = complete(client, model, messages, sleep, config.max_attempts); read it
     with read_reply; keep step.text as the assistant message; a Final Answer ends the run; a request
     runs the tool and its result goes back as a user message "Observation: …". When complete()
-    raises ModelUnavailable and config.fallback_model is set, switch to that model for the rest
-    of the run and ask it again, with the same messages: the transcript is the agent's memory, and
-    the new model carries on from it. No fallback (or the fallback down too): let the error out."""
-    raise NotImplementedError("TODO 3.1: the loop, and a fallback model that keeps the transcript")
+    raises ModelUnavailable and the config names a fallback (config.fallback_model, or a server:
+    config.fallback_base_url), switch to it for the rest of the run and ask again, with the same
+    messages: the transcript is the agent's memory, and the new model carries on from it. The
+    fallback server gets a client of its own, with its own key (config.fallback_api_key, else the
+    same key), and the fallback model, else the same model. No fallback (or the fallback down
+    too): let the error out."""
+    raise NotImplementedError("TODO 3.1: the loop, and a fallback model or server that keeps the transcript")
 
 
 # ---------------------------------------------------------------- given: try the pieces one by one

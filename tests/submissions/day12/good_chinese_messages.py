@@ -53,6 +53,8 @@ class Config:
     api_key: str
     model: str
     fallback_model: str | None = None  # takes over, with the same messages, when `model` stays down
+    fallback_base_url: str | None = None  # the server the fallback runs on; None: the same server
+    fallback_api_key: str | None = None  # the fallback server's key; None: the same key
     timeout: float = DEFAULT_TIMEOUT  # seconds one request may take before it counts as failed
     max_attempts: int = MAX_ATTEMPTS
 
@@ -192,7 +194,8 @@ def load_config(env: Mapping[str, str]) -> Config:
         raise ConfigError(f"OPENAI_TIMEOUT 应该是秒数，而不是 {timeout!r}") from None
     return Config(base_url=env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL, api_key=need("OPENAI_API_KEY"),
                   model=need("OPENAI_MODEL"), fallback_model=env.get("OPENAI_FALLBACK_MODEL") or None,
-                  timeout=seconds)
+                  fallback_base_url=env.get("OPENAI_FALLBACK_BASE_URL") or None,
+                  fallback_api_key=env.get("OPENAI_FALLBACK_API_KEY") or None, timeout=seconds)
 
 
 def make_client(config: Config) -> OpenAI:
@@ -255,9 +258,12 @@ def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str]
         try:
             reply = complete(client, model, messages, sleep, config.max_attempts)
         except ModelUnavailable:
-            if switched or not config.fallback_model:
+            if switched or not (config.fallback_model or config.fallback_base_url):
                 raise
-            model, switched = config.fallback_model, True
+            if config.fallback_base_url:  # 备用服务器：用它自己的地址和 key
+                client = OpenAI(base_url=config.fallback_base_url, api_key=config.fallback_api_key or config.api_key,
+                                timeout=config.timeout, max_retries=0)
+            model, switched = config.fallback_model or config.model, True
             reply = complete(client, model, messages, sleep, config.max_attempts)
         messages.append({"role": "assistant", "content": reply})
         step = read_reply(reply)

@@ -30,7 +30,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import openai
@@ -52,6 +52,8 @@ class Config:
     api_key: str
     model: str
     fallback_model: str | None = None  # takes over, with the same messages, when `model` stays down
+    fallback_base_url: str | None = None  # the server the fallback runs on; None: the same server
+    fallback_api_key: str | None = None  # the fallback server's key; None: the same key
     timeout: float = DEFAULT_TIMEOUT  # seconds one request may take before it counts as failed
     max_attempts: int = MAX_ATTEMPTS
 
@@ -189,6 +191,9 @@ def load_config(env: Mapping[str, str]) -> Config:
         api_key=env["OPENAI_API_KEY"].strip(),
         model=env["OPENAI_MODEL"].strip(),
         fallback_model=env.get("OPENAI_FALLBACK_MODEL") or None,
+        fallback_base_url=env.get("OPENAI_FALLBACK_BASE_URL", "").strip() or None,
+        # a second server with no key of its own: the same key
+        fallback_api_key=env.get("OPENAI_FALLBACK_API_KEY", "").strip() or env["OPENAI_API_KEY"].strip(),
         timeout=float(timeout_text) if timeout_text else DEFAULT_TIMEOUT,
     )
 
@@ -245,20 +250,24 @@ def complete(client: OpenAI, model: str, messages: list[dict], sleep: Callable[[
 def run_agent(question: str, config: Config, tool_impl: dict[str, Callable[[str], str]],
               sleep: Callable[[float], None] = time.sleep, max_steps: int = 6) -> str:
     """TODO 3.1 — the loop; the fallback model continues the same conversation."""
-    client = make_client(config)
-    models = [config.model] + ([config.fallback_model] if config.fallback_model else [])
+    routes = [(make_client(config), config.model)]  # (client, model), the one in use first
+    if config.fallback_base_url:
+        spare = replace(config, base_url=config.fallback_base_url, api_key=config.fallback_api_key or config.api_key)
+        routes.append((make_client(spare), config.fallback_model or config.model))
+    elif config.fallback_model:
+        routes.append((routes[0][0], config.fallback_model))
     messages = build_messages(question)
     steps = 0
     while steps < max_steps:
         steps += 1
         while True:
             try:
-                reply = complete(client, models[0], messages, sleep, config.max_attempts)
+                reply = complete(*routes[0], messages, sleep, config.max_attempts)
                 break
             except ModelUnavailable:
-                if len(models) == 1:
+                if len(routes) == 1:
                     raise
-                models.pop(0)  # the next model gets the same messages
+                routes.pop(0)  # the fallback gets the same messages
         step = read_reply(reply)
         if step is None:
             messages.append({"role": "assistant", "content": reply})
