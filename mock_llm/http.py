@@ -26,10 +26,11 @@ class Router:
         self.seed = seed
         self.sessions: dict[str, ChatSession] = {}  # by scenario name, or "?" + an improvised question
 
-    def handle(self, method: str, path: str, raw: bytes) -> tuple[int, dict, dict]:
-        """(status, JSON body, response headers: a 429's Retry-After) for one request."""
+    def handle(self, method: str, url: str, raw: bytes) -> tuple[int, dict, dict]:
+        """(status, JSON body, response headers: a 429's Retry-After) for one request to `url` (its
+        host and port say which server was asked: a fault plan may name one)."""
         body, error = read_json(method, raw)
-        return (*error, {}) if error else self._session(body).over_the_wire(method, path, body)
+        return (*error, {}) if error else self._session(body).over_the_wire(method, url, body)
 
     def _session(self, body) -> ChatSession:
         messages = body.get("messages") if isinstance(body, dict) else None
@@ -52,7 +53,7 @@ def openai_client(lesson: str, seed: int = DEFAULT_SEED):
     router = Router(lesson, seed)
 
     def transport(request: httpx2.Request) -> httpx2.Response:
-        status, body, headers = router.handle(request.method, request.url.path, request.content)
+        status, body, headers = router.handle(request.method, str(request.url), request.content)
         return httpx2.Response(status, json=body, headers=headers)
 
     return openai.OpenAI(api_key="mock-key", base_url=MOCK_BASE_URL, max_retries=0,
@@ -70,7 +71,9 @@ def serve(lesson: str, port: int = 8400, seed: int = DEFAULT_SEED, host: str = "
                 size = int(self.headers.get("Content-Length") or 0)
                 if not 0 <= size <= BODY_LIMIT:  # read(-1) would wait for the client to hang up
                     raise ValueError(size)
-                status, body, headers = router.handle(self.command, self.path.split("?")[0], self.rfile.read(size))
+                # the URL as the client addressed it, host and port too: a fault plan may name a server
+                url = f"http://{self.headers.get('Host') or f'{host}:{self.server.server_port}'}{self.path.split('?')[0]}"
+                status, body, headers = router.handle(self.command, url, self.rfile.read(size))
             except ValueError:
                 status, body, headers = 400, error_body(f"Invalid Content-Length header: a request body is 0 "
                                                         f"to {BODY_LIMIT} bytes here."), {}

@@ -223,6 +223,15 @@ def test_day12_agent_against_the_mock_server_over_http(day12_server):
                         sleep=waits.append)
 
 
+def test_the_server_knows_which_server_it_is_asked_as(day12_server):
+    """A fault plan that names a server (host:port) fails there only, as over the grader's wire."""
+    here = day12_server.split("//")[1].split("/")[0]
+    ask = {"messages": [{"role": "user", "content": "How is the weather in 上海 today?"}]}
+    status, body = http(f"{day12_server}/chat/completions", dict(ask, model=f"mock-react-1#{here}=500*"))
+    assert status == 500, body
+    status, body = http(f"{day12_server}/chat/completions", dict(ask, model="mock-react-1#127.0.0.1:1=500*"))
+    assert status == 200, body
+
 def test_day12_live_runs_the_solution_against_the_server(day12_server):
     result = live("day12", day12_server, "--solution")
     assert result.returncode == 0, result.stdout + result.stderr
