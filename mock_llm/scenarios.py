@@ -137,6 +137,9 @@ class LessonWorld:
     seed: int
     protocol: type  # the Session class of the lesson's protocol (mock_llm/registry.py)
     module: object = None  # the lesson's tools.py
+    # whether the learner's code now waits, every thread of it blocked: the grader sets it for the
+    # run in progress (a tool that holds calls at a barrier asks it, day11); outside one, always
+    learner_idle: Callable[[], bool] = lambda: True
 
     def __getattr__(self, name):
         data = self.__dict__.get("data") or {}

@@ -3,6 +3,7 @@ from calls made one after another by how many were held together, never by a clo
 import threading
 
 from mock_llm import load_world
+from processes import Lines
 
 Round = load_world("day11").module.Round
 
@@ -38,3 +39,49 @@ def test_a_pool_of_two_is_held_two_at_a_time():
     run_in_threads(held, workers=2, calls=10)
     assert held.peak == 2 and len(held.calls) == 10
 
+
+
+def test_a_call_still_on_its_way_is_waited_for_while_the_learners_process_is_busy():
+    """A thread that has not made its call yet, on a machine too busy to run it soon: the process is
+    not idle (that thread is running or ready to run), so the round waits for it, past the grace."""
+    module = load_world("day11").module
+    second_made = threading.Event()
+    held = Round(2, idle=second_made.is_set)  # busy until the second call is made
+    first = threading.Thread(target=held.call, args=("get_news", "T1", 0.1))
+    first.start()
+    assert not second_made.wait(timeout=module.GRACE * module.STRETCH)  # long past the grace period
+    second_made.set()
+    held.call("get_news", "T2", 0.2)
+    first.join(timeout=30)
+    assert not first.is_alive() and held.peak == 2
+
+
+def test_a_process_that_never_idles_settles_the_round_at_the_longest_wait(monkeypatch):
+    module = load_world("day11").module
+    monkeypatch.setattr(module, "LONGEST", 0.3)
+    held = Round(2, idle=lambda: False)  # a spin: never idle, and no second call
+    held.call("get_news", "T1", 0.1)
+    assert held.peak == 1
+
+
+def test_a_sleeping_process_is_idle_and_a_spinning_one_is_not():
+    import subprocess
+    import sys
+    import time
+
+    from validator import busy
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
+                               stdout=subprocess.PIPE, text=True)
+    spinner = subprocess.Popen([sys.executable, "-c", "print('ready', flush=True)\nwhile True: pass"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert Lines(sleeper.stdout).next() == Lines(spinner.stdout).next() == "ready\n"  # each within a deadline
+        deadline = time.monotonic() + 30
+        while not busy.idle(sleeper.pid) and time.monotonic() < deadline:  # it may still be printing
+            time.sleep(0.01)
+        assert busy.idle(sleeper.pid)
+        assert not any(busy.idle(spinner.pid) for _ in range(20))
+    finally:
+        for process in (sleeper, spinner):
+            process.kill()
+            process.wait(timeout=30)

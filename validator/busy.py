@@ -24,6 +24,27 @@ def waited(pid: int) -> float:
     return most / 1e9
 
 
+def idle(pid: int) -> bool:
+    """Whether the processes from `pid` down are all waiting: every thread blocked (on a socket, a
+    lock, a timer), none running nor ready to run (R) nor in the kernel's uninterruptible wait (D).
+    Code that still has work on its way shows a thread in R, however long a busy machine keeps it
+    waiting for a CPU. True where /proc can't be read: the caller's own time limit decides there."""
+    for process in [pid, *_descendants(pid)]:
+        try:
+            tasks = os.listdir(f"/proc/{process}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{process}/task/{task}/stat", encoding="ascii", errors="replace") as stat:
+                    state = stat.read().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state in ("R", "D"):
+                return False
+    return True
+
+
 class Limit:
     """`seconds` of a child's own time from now: its wall-clock `deadline` moves on by what it
     waits for a CPU meanwhile (read only when the deadline has passed, see `extended`), never past

@@ -223,6 +223,9 @@ class Learner:
     live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
     limit: float | None = None  # seconds per call, if not the lesson's
 
+    def __post_init__(self):
+        self.world.learner_idle = self.submission.idle  # for the tools that ask (day11's barrier)
+
     @property
     def time_limit(self) -> float:
         return self.limit or self.lesson.time_limit

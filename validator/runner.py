@@ -490,6 +490,11 @@ class Submission:
                 return f"signal {-code}"
         return f"exit status {code}"
 
+    def idle(self) -> bool:
+        """Whether the learner's code now waits, each thread of its process blocked (busy.idle)."""
+        process = self.process
+        return process is None or busy.idle(process.pid)
+
     def close(self):
         """Kill the child and everything it started (jailed: its whole pid namespace), and end
         the tool calls it asked for: those still queued never run, those running are waited for."""

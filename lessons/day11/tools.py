@@ -76,6 +76,8 @@ def tables(data: dict, rng: random.Random, seed: int) -> dict:
 
 GRACE = 0.15  # seconds a round waits for one more call; stretched on a busy machine (see Round)
 STRETCH = 8  # times the slowest gap between the round's calls so far that it waits at least
+LONGEST = 5.0  # seconds a round waits at most for a learner's process that is never idle (a spin)
+LOOK_AGAIN = 0.01  # seconds between looks at a learner's process that is not idle yet
 ORDER_GAP = 0.004  # seconds between the ends of held calls: each answer reaches the learner first
 
 
@@ -83,18 +85,19 @@ class Round:
     """The `size` calls a check expects the learner's code to make at once, held at a barrier.
 
     Nothing is answered until all of them have arrived, or no new call has come for the grace
-    period. Code that runs the calls side by side sends them all while the first is held, so the
-    barrier opens when the last arrives, on a fast machine or a busy one. Code that waits for each
-    result sends the second call only once the first is answered: the first waits out the grace
-    period alone, and the round is settled as it was, its later calls answered at once. The grace
-    period grows with the gaps between the calls that did come, so a machine slow enough to start
-    threads far apart waits longer for the rest.
+    period and the learner's process is idle (`idle`: every thread of it blocked). Code that runs the
+    calls side by side sends them all while the first is held, so the barrier opens when the last
+    arrives, on a fast machine or a busy one: until then a thread of it is running or ready to run,
+    however long the machine makes it wait for a CPU. Code that waits for each result sends the
+    second call only once the first is answered: its process sits idle while the first waits out
+    the grace period alone, and the round is settled as it was, its later calls answered at once.
+    The grace period grows with the gaps between the calls that did come.
 
     The held calls end one by one in the order of their waits, ORDER_GAP apart, so the results
     reach the learner's code in an order of their own, the same on every run."""
 
-    def __init__(self, size: int):
-        self.size = size
+    def __init__(self, size: int, idle=lambda: True):
+        self.size, self.idle = size, idle
         self.lock = threading.Condition()
         self.calls: list[tuple[str, str, float]] = []  # (tool, ticker, its wait), in the order they came
         self.held: list[tuple[float, int]] = []  # (wait, arrival) of the calls at the barrier
@@ -124,7 +127,9 @@ class Round:
             while self.together is None and len(self.held) < self.size:
                 left = self.last + self.grace - time.monotonic()
                 if left <= 0:
-                    break
+                    if self.idle() or time.monotonic() > self.last + LONGEST:
+                        break
+                    left = LOOK_AGAIN  # a thread of it is still running, or ready to: a call may be on its way
                 self.lock.wait(left)
             if self.together is None:
                 self.together = len(self.held)
@@ -148,11 +153,12 @@ class Round:
 class Rounds:
     """The round a check opened last; calls outside any round pass at once."""
 
-    def __init__(self):
+    def __init__(self, world):
+        self.world = world  # its learner_idle: set by the grader for the learner's run in progress
         self.current: Round | None = None
 
     def open(self, size: int) -> Round:
-        self.current = Round(size)
+        self.current = Round(size, lambda: self.world.learner_idle())
         return self.current
 
     def call(self, tool: str, ticker: str, wait: float) -> None:
@@ -162,7 +168,7 @@ class Rounds:
 
 
 def tools(world) -> dict:
-    rounds = world.data.setdefault("rounds", Rounds())
+    rounds = world.data.setdefault("rounds", Rounds(world))
 
     def lookup(tool: str, table: dict, ticker) -> dict:
         key = str(ticker).strip().upper()
