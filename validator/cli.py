@@ -443,7 +443,7 @@ def isolation_notice(required: bool, lang: str, refusal: str = "isolation_requir
     reason = jail.unavailable_reason()
     if reason and required:
         raise LessonError(refusal, reason=reason)
-    note = reason or jail.totals_note()
+    note = reason or jail.level_note()
     if note:
         stderr().print(say("isolation_warning", lang, note=note), style="yellow", markup=False)
 
