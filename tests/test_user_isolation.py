@@ -1,0 +1,245 @@
+"""Isolation by user only (validator/jail.py's second level), proved as test_isolation.py proves the
+jail: the untouched template with an attack of tests/adversarial/ appended, graded as an instructor
+grades on Gradescope or PrairieLearn (root; the seed in $REACTLINGS_SEED, never on the command line;
+--require-isolation), and every test asserts that it gained nothing.
+
+The level is forced (REACTLINGS_SANDBOX=user): this machine can build the jail. The machine must
+have no network but loopback for the level to count: the tests give the grader a list of
+interfaces with loopback alone (REACTLINGS_NET_DEVICES), and one with eth0 to see it refused. The
+grader runs a copy of the kit in a folder closed to other users, as the Gradescope bundle and the
+PrairieLearn export close theirs; the submissions and results lie in pytest's folders, closed too.
+As in a grading container, that copy is the only kit on the machine: the grader runs in a mount
+namespace of its own (HIDE_OTHER_KITS) where the folder that holds this kit (here the worktrees and
+the main one, all open to other users) and /tmp (other copies, open too) are empty, but for pytest's
+folders. The children get no namespace of their own.
+
+The child runs as a user of its own, so the Python it runs must be one other users may run: the
+kit's venv if it is, else $REACTLINGS_OPEN_PYTHON (a venv of /usr/bin/python3 with the kit's
+packages, say); without one, the grading tests are skipped with the reason.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import processes
+import pytest
+
+from validator import jail
+
+ROOT = Path(__file__).resolve().parent.parent
+ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
+SECRET_KEY, SEED = "sk-secret-user-level", "73519"  # not the jail tests' seed: they may run beside these
+PYTHON = os.environ.get("REACTLINGS_OPEN_PYTHON") or sys.executable
+
+# sh -c HIDE_OTHER_KITS KITS_FOLDER KEPT... -- COMMAND...: KITS_FOLDER empty, a fresh /tmp, KEPT as they were
+HIDE_OTHER_KITS = """
+kits=$0
+mount -t tmpfs none /mnt || exit 120
+n=0; for kept in "$@"; do [ "$kept" = -- ] && break; mkdir /mnt/$n && mount --rbind "$kept" /mnt/$n || exit 120; n=$((n+1)); done
+mount -t tmpfs -o mode=755 none "$kits" && mount -t tmpfs -o mode=1777 none /tmp || exit 120
+n=0; while [ "$1" != -- ]; do mkdir -p "$1" && mount --rbind /mnt/$n "$1" || exit 120; n=$((n+1)); shift; done
+shift; exec "$@"
+"""
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0,
+                                                   reason="isolation by user is for a grader that runs as root")]
+needs_open_python = pytest.mark.skipif(not jail._open_to_all(PYTHON) or not jail._open_to_all(
+    os.path.realpath(PYTHON)), reason=f"{PYTHON} is not open to other users: set REACTLINGS_OPEN_PYTHON")
+
+
+@pytest.fixture(scope="module")
+def machine(tmp_path_factory) -> dict:
+    """The kit copied into a folder other users can't enter, and the environment that forces the
+    level on a machine whose only network interface is loopback."""
+    top = tmp_path_factory.mktemp("user-level")
+    top.chmod(0o700)
+    kit = top / "kit"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (kit / name).parent.mkdir(parents=True, exist_ok=True)
+            (kit / name).write_bytes((ROOT / name).read_bytes())
+    devices = top / "net"
+    devices.mkdir()
+    (devices / "lo").touch()
+    env = dict(os.environ, OPENAI_API_KEY=SECRET_KEY, REACTLINGS_SEED=SEED, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8",
+               **{jail.OFF_VARIABLE: "user", jail.NET_VARIABLE: str(devices)})
+    kept = [str(tmp_path_factory.getbasetemp()), os.path.dirname(os.path.dirname(os.path.abspath(PYTHON)))]
+    alone = ["unshare", "--mount", "sh", "-c", HIDE_OTHER_KITS, str(ROOT.parent), *kept, "--", PYTHON]
+    return {"kit": kit, "env": env, "top": top, "python": alone}
+
+
+def submit(folder: Path, lesson: str, attack: str | None, name: str, **placeholders) -> Path:
+    """folder/name: the lesson's template with the attack appended, as a student would write it."""
+    text = (ROOT / "lessons" / lesson / f"{lesson}.py").read_text(encoding="utf-8")
+    if attack:
+        snippet = (ADVERSARIAL / f"{attack}.py").read_text(encoding="utf-8")
+        for key, value in placeholders.items():
+            snippet = snippet.replace(f"__{key.upper()}__", str(value))
+        text += "\n\n" + snippet
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder / name
+
+
+def grade(machine: dict, file: Path, results: Path, lesson: str = "day06") -> tuple[int, dict, str, str]:
+    """(exit status, results.json, what the attack reported, the grader's output)."""
+    done = subprocess.run([*machine["python"], "validate.py", lesson, "--file", str(file), "--format", "gradescope",
+                           "--output", str(results), "--require-isolation"],
+                          cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=300)
+    text = results.read_text(encoding="utf-8")
+    outputs = [test.get("output", "") for test in json.loads(text).get("tests", [])]
+    found = next((m.group(1) for o in outputs if (m := re.search(r"ATTACK-RAN (.*)", o))), "")
+    return done.returncode, json.loads(text), found, done.stdout + done.stderr
+
+
+def attack(machine: dict, tmp_path: Path, name: str) -> tuple[int, dict, str, str]:
+    results = tmp_path / "results.json"
+    file = submit(tmp_path / "submissions", "day06", name, f"uidlevel-{name}.py", results=results)
+    return grade(machine, file, results)
+
+
+# ---------------------------------------------------------------- the level, chosen or refused
+
+def test_a_machine_with_a_network_is_refused_the_level_with_the_reason(machine, tmp_path):
+    (tmp_path / "lo").touch()
+    (tmp_path / "eth0").touch()
+    env = dict(machine["env"], **{jail.NET_VARIABLE: str(tmp_path)})
+    said = subprocess.run([sys.executable, "-c", "from validator import jail; print(jail.unavailable_reason())"],
+                          cwd=machine["kit"], env=env, capture_output=True, text=True, timeout=60).stdout
+    assert "network interfaces besides loopback (eth0)" in said and said.startswith("isolation unavailable"), said
+    refused = subprocess.run([sys.executable, "validate.py", "day06", "--solution", "--require-isolation"],
+                             cwd=machine["kit"], env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "eth0" in refused.stderr, refused.stdout + refused.stderr
+
+
+def test_a_kit_open_to_other_users_is_refused_the_level(machine):
+    """The kit's checks would be readable by the child: graded from this folder, open to all."""
+    if not jail._open_to_all(str(ROOT)):
+        pytest.skip(f"{ROOT} is closed to other users here")
+    said = subprocess.run([sys.executable, "-c", "from validator import jail; print(jail.unavailable_reason())"],
+                          cwd=ROOT, env=machine["env"], capture_output=True, text=True, timeout=60).stdout
+    assert f"the kit's folder {ROOT} is open to other users" in said, said
+
+
+@needs_open_python
+def test_the_level_is_said_in_one_line(machine, tmp_path):
+    file = submit(tmp_path, "day06", None, "uidlevel-note.py")
+    _, _, _, output = grade(machine, file, tmp_path / "results.json")
+    assert "isolated by user only" in output and "memory and processes in total" in output, output
+
+
+# ---------------------------------------------------------------- grading still works
+
+@needs_open_python
+@pytest.mark.parametrize("lesson", ["day06", "day07"])
+def test_the_template_scores_zero_and_the_solution_full(machine, tmp_path, lesson):
+    status, template, _, output = grade(machine, submit(tmp_path, lesson, None, f"uidlevel-{lesson}.py"),
+                                        tmp_path / "template.json", lesson)
+    assert (status, template["score"]) == (1, 0), output
+    solution = tmp_path / "solution" / f"{lesson}.py"
+    solution.parent.mkdir()
+    solution.write_text((ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8"), encoding="utf-8")
+    solution.chmod(0o600)  # as Gradescope may unpack it: the child reads a copy
+    status, graded, _, output = grade(machine, solution, tmp_path / "solution.json", lesson)
+    assert status == 0 and graded["score"] == graded["max_score"] > 0, output
+
+
+# ---------------------------------------------------------------- no secret, no forged score
+
+@needs_open_python
+def test_the_seed_the_key_and_the_grader_are_out_of_reach(machine, tmp_path):
+    status, results, found, output = attack(machine, tmp_path, "steal_secrets")
+    assert results["score"] == 0 and found.startswith("steal_secrets; secrets: "), found
+    assert SECRET_KEY not in found and SEED not in found and SECRET_KEY not in output
+    assert "traced: []" in found  # the grader is root: no debugger of another uid attaches
+
+
+@needs_open_python
+def test_the_kit_it_is_graded_by_is_out_of_reach(machine, tmp_path):
+    """It searches the places a kit lies in for checks and solutions: none of the kit that grades it
+    is readable. (Another copy of the kit open to all users would be: what any user can read, the
+    child can; the README says so, and the grader here runs where the others are hidden.)"""
+    _, results, found, _ = attack(machine, tmp_path, "read_the_solution")
+    assert results["score"] == 0 and found.startswith("read_the_solution; secrets read: 0; files read: [")
+    read = ast.literal_eval(found.split("files read: ", 1)[1])
+    assert not [path for path in read if path.startswith(str(machine["top"]))], read
+
+
+@needs_open_python
+def test_the_grader_cannot_be_killed(machine, tmp_path):
+    status, results, found, _ = attack(machine, tmp_path, "kill_the_grader")
+    assert status == 1 and results["score"] == 0 and found
+
+
+@needs_open_python
+@pytest.mark.parametrize("name", ["daemon_rewrites_results", "kworker_spinner", "fork_bomb"])
+def test_nothing_it_started_is_left_when_the_grade_is_written(machine, tmp_path, name):
+    """Killed with every process of its uid before the grader ends: not a moment later."""
+    status, results, found, _ = attack(machine, tmp_path, name)
+    assert results["score"] == 0 and found.startswith("" if name == "daemon_rewrites_results" else name), found
+    assert processes.living(f"uidlevel-{name}.py") == []
+    if name == "fork_bomb":
+        assert int(re.search(r"processes started: (\d+)", found).group(1)) < jail.PROCESSES
+
+
+@needs_open_python
+def test_it_writes_nothing_that_outlives_it(machine, tmp_path):
+    kit = machine["kit"]
+    watched = [kit / "lessons" / "day06" / "conftest.py", kit / "conftest.py", kit / "validator" / "report.py"]
+    before = {p: p.read_bytes() if p.exists() else None for p in watched}
+    left = Path("/tmp/reactlings-was-here")
+    left.unlink(missing_ok=True)
+    status, results, found, _ = attack(machine, tmp_path, "write_everywhere")
+    assert results["score"] == 0
+    written = ast.literal_eval(found.split("written: ", 1)[1])
+    assert written == ["/tmp/reactlings-was-here"], written  # the shared /tmp, and nothing else
+    assert not left.exists()  # removed with what else its uid left there
+    assert {p: p.read_bytes() if p.exists() else None for p in watched} == before
+    assert sorted(p.name for p in (tmp_path / "submissions").iterdir()) == ["uidlevel-write_everywhere.py"]
+
+
+# ---------------------------------------------------------------- a class graded at once
+
+@needs_open_python
+def test_a_class_run_holds_as_well(machine, tmp_path):
+    """`validate.py grade` as root, two warm workers: each student's staging folder is closed to the
+    others, so no child reads a classmate's file, nor finds a name; no attacker gains a point, and
+    the honest student next to them gets full marks."""
+    subs, out = tmp_path / "submissions", tmp_path / "grades"
+    attacks = ["find_classmates", "daemon_rewrites_results", "steal_secrets", "write_everywhere", "fork_bomb",
+               "read_the_solution"]
+    student = {a: "classmate-uidlevel" + a.replace("_", "")[:4] for a in attacks}
+    for name in attacks:
+        submit(subs, "day06", name, f"{student[name]}.py", results=out / "students" / student[name] / "results.json")
+    (subs / "classmate-uidhonest.py").write_text((ROOT / "solutions" / "day06.py").read_text(encoding="utf-8"),
+                                                 encoding="utf-8")
+    done = subprocess.run([*machine["python"], "validate.py", "grade", "day06", str(subs), "--out", str(out), "--jobs", "2"],
+                          cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "isolated by user only" in done.stderr
+    results = {a: json.loads((out / "students" / student[a] / "results.json").read_text(encoding="utf-8"))
+               for a in attacks}
+    assert {a: r["score"] for a, r in results.items()} == dict.fromkeys(attacks, 0)
+    honest = json.loads((out / "students" / "classmate-uidhonest" / "results.json").read_text(encoding="utf-8"))
+    assert honest["score"] == honest["max_score"] > 0
+    found = {a: next((m.group(1) for t in r["tests"] if (m := re.search(r"ATTACK-RAN (.*)", t["output"]))), "")
+             for a, r in results.items()}
+    names = [s.removeprefix("classmate-") for s in [*student.values(), "classmate-uidhonest"]]
+    assert found["find_classmates"].startswith("find_classmates; in memory: ")
+    itself = student["find_classmates"].removeprefix("classmate-")
+    assert not [n for n in names if n in found["find_classmates"].replace(itself, "")], found
+    assert SECRET_KEY not in found["steal_secrets"] and SEED not in found["steal_secrets"]
+    # it searched /tmp, where the students' private copies lie (each in a folder only root enters)
+    assert found["read_the_solution"] == "read_the_solution; secrets read: 0; files read: []", found
+    everything = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
+    assert SECRET_KEY not in everything and SEED not in everything
+    assert not Path("/tmp/reactlings-was-here").exists()
+    assert not [s for s in student.values() if processes.living(f"{s}.py")]
