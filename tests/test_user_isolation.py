@@ -24,6 +24,7 @@ import json
 import os
 import re
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -243,3 +244,25 @@ def test_a_class_run_holds_as_well(machine, tmp_path):
     assert SECRET_KEY not in everything and SEED not in everything
     assert not Path("/tmp/reactlings-was-here").exists()
     assert not [s for s in student.values() if processes.living(f"{s}.py")]
+
+
+@needs_open_python
+def test_what_outlives_a_killed_grader_ends_when_the_next_grading_starts(machine, tmp_path):
+    """No namespace ends it with the grader: killed with kill -9, the grader can't sweep its child's
+    uid, and a daemon spins on. The next launcher kills every process of a uid whose launcher is
+    gone, before its own child starts. (In a grading container, the container ends with the job.)"""
+    file = submit(tmp_path / "submissions", "day06", "outlive_the_grader", "uidlevel-outlive.py")
+    grader = subprocess.Popen([*machine["python"], "validate.py", "day06", "--file", str(file)], cwd=machine["kit"],
+                              env=machine["env"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (daemon := [p for p in processes.living(file.name) if processes.name(p) == "kworker/1:2"]):
+        assert time.monotonic() < deadline and grader.poll() is None, "the daemon never started"
+        time.sleep(0.05)
+    daemon = processes.identity(daemon[0])
+    grader.kill()
+    grader.wait(timeout=30)
+    assert processes.state(daemon) not in ("gone", "Z")  # left running: nobody swept its uid
+    status, results, _, output = grade(machine, submit(tmp_path, "day06", None, "uidlevel-next.py"),
+                                       tmp_path / "next.json")
+    assert results["score"] == 0, output
+    assert processes.gone(file.name)

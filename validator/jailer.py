@@ -315,6 +315,7 @@ def launch_by_user(spec: dict, probe: bool) -> None:
     """A, isolated by user: root, in the grader's namespaces."""
     die_with(spec["grader"], SETUP_FAILED)
     uid = UID_BASE + os.getpid()  # distinct per live child: RLIMIT_NPROC counts it alone
+    _kill_orphans()
     joined = _join_cgroups(spec["limits"], join=not probe)
     if probe:
         os.write(1, " ".join(["cgroups", *joined, "\n"]).encode())
@@ -375,6 +376,26 @@ def sweep_user(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
+
+
+def _kill_orphans() -> None:
+    """Kill the processes of children's uids whose launcher is gone: it was killed (kill -9 of the
+    grader) before it could sweep. Root here; the pidfd makes sure it is still the process seen."""
+    for name in os.listdir("/proc"):
+        try:
+            uid = os.stat(f"/proc/{name}").st_uid if name.isdigit() else 0
+            if not UID_BASE < uid < UID_BASE + (1 << 22) or _alive(str(uid - UID_BASE)):
+                continue
+            pidfd = os.pidfd_open(int(name))
+        except OSError:
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid == uid:
+                _signal.pidfd_send_signal(pidfd, SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os.close(pidfd)
 
 
 def _kill_all_mine(uid: int) -> None:
