@@ -23,9 +23,11 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
-import time
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import processes
@@ -50,7 +52,7 @@ shift; exec "$@"
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0,
                                                    reason="isolation by user is for a grader that runs as root")]
-needs_open_python = pytest.mark.skipif(not jail._open_to_all(PYTHON) or not jail._open_to_all(
+needs_open_python = pytest.mark.skipif(not jail.open_to_all(PYTHON) or not jail.open_to_all(
     os.path.realpath(PYTHON)), reason=f"{PYTHON} is not open to other users: set REACTLINGS_OPEN_PYTHON")
 
 
@@ -123,7 +125,7 @@ def test_a_machine_with_a_network_is_refused_the_level_with_the_reason(machine, 
 
 def test_a_kit_open_to_other_users_is_refused_the_level(machine):
     """The kit's checks would be readable by the child: graded from this folder, open to all."""
-    if not jail._open_to_all(str(ROOT)):
+    if not jail.open_to_all(str(ROOT)):
         pytest.skip(f"{ROOT} is closed to other users here")
     said = subprocess.run([sys.executable, "-c", "from validator import jail; print(jail.unavailable_reason())"],
                           cwd=ROOT, env=machine["env"], capture_output=True, text=True, timeout=60).stdout
@@ -266,3 +268,22 @@ def test_what_outlives_a_killed_grader_ends_when_the_next_grading_starts(machine
                                        tmp_path / "next.json")
     assert results["score"] == 0, output
     assert processes.gone(file.name)
+
+
+@needs_open_python
+def test_a_seed_file_every_user_may_read_is_refused(machine):
+    """Graded by user, a submission reads what any user may: a seed file open to all would be its."""
+    folder = Path(tempfile.mkdtemp(prefix="reactlings-open-seed-"))
+    try:
+        folder.chmod(0o755)
+        (folder / "seed").write_text(SEED + "\n", encoding="utf-8")
+        (folder / "seed").chmod(0o644)
+        done = subprocess.run([PYTHON, "validate.py", "day06", "--solution", "--seed-file", str(folder / "seed")],
+                              cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "is readable by every user" in done.stderr, done.stdout + done.stderr
+        (folder / "seed").chmod(0o600)
+        done = subprocess.run([PYTHON, "validate.py", "day06", "--solution", "--seed-file", str(folder / "seed")],
+                              cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        shutil.rmtree(folder)

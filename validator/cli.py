@@ -482,6 +482,8 @@ def read_seed(args) -> int:
             raise LessonError("seed_file_not_text", path=source) from None
         if not text.strip():
             raise LessonError("seed_file_empty", path=source)
+        if jail.open_to_all(source) and jail.level() == "user":  # a submission could read it
+            raise LessonError("seed_file_open", path=source)
     elif not text.strip():
         if args.seed_required:
             raise LessonError("seed_needed")

@@ -147,7 +147,7 @@ def _user_files(paths: list[str]) -> tuple[dict[str, str], str]:
         folders.setdefault(os.path.dirname(path), []).append(path)
     seen = {}
     for number, (folder, inside) in enumerate(sorted(folders.items())):
-        if all(_open_to_all(path) for path in inside):
+        if all(open_to_all(path) for path in inside):
             seen.update({path: path for path in inside})
             continue
         os.mkdir(os.path.join(copies, str(number)))
@@ -156,7 +156,7 @@ def _user_files(paths: list[str]) -> tuple[dict[str, str], str]:
     return seen, copies
 
 
-def _open_to_all(path: str) -> bool:
+def open_to_all(path: str) -> bool:
     """Whether a user with no group of ours may read the file (a folder: enter it) at `path`: it
     and every folder above it let others through."""
     real = os.path.realpath(path)
@@ -291,9 +291,9 @@ def _refuse_user_level() -> str | None:
         return f"no list of network interfaces in {devices} ({error.strerror})"
     if others:
         return f"network interfaces besides loopback ({', '.join(others)}): a submission could use the network"
-    if _open_to_all(KIT):
+    if open_to_all(KIT):
         return f"the kit's folder {KIT} is open to other users (chmod o-rwx it): a submission could read its checks"
-    if not (_open_to_all(sys.executable) and _open_to_all(os.path.dirname(os.__file__))):
+    if not (open_to_all(sys.executable) and open_to_all(os.path.dirname(os.__file__))):
         return f"this Python ({sys.executable}) is not open to other users"
     return None
 
