@@ -287,3 +287,17 @@ def test_a_seed_file_every_user_may_read_is_refused(machine):
         assert done.returncode == 0, done.stdout + done.stderr
     finally:
         shutil.rmtree(folder)
+
+
+@needs_open_python
+def test_a_prairielearn_job_on_the_grader_hosts_defaults_is_graded_by_user(machine, tmp_path):
+    """An exported question's job, run as PrairieLearn's grader host runs it (test_prairielearn.py),
+    as root where the jail can't be built and with loopback alone: the level is used, and said in
+    the job's log; the solution scores 1, the template 0."""
+    from test_prairielearn import PATH, SOLUTION, TEMPLATE, export, grading_job
+    course = export(tmp_path / "course")
+    env = {"PATH": f"{os.path.dirname(PYTHON)}{os.pathsep}{PATH}",
+           **{name: machine["env"][name] for name in (jail.OFF_VARIABLE, jail.NET_VARIABLE)}}
+    for name, source, score in (("solution", SOLUTION, 1.0), ("template", TEMPLATE, 0)):
+        results, done = grading_job(course, "day06", tmp_path / name, {"day06.py": source}, env=env)
+        assert results["score"] == score and "isolated by user only" in done.stdout, done.stdout
