@@ -33,7 +33,7 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator import jail
+from validator import jail, jailer
 
 ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
@@ -301,3 +301,16 @@ def test_a_prairielearn_job_on_the_grader_hosts_defaults_is_graded_by_user(machi
     for name, source, score in (("solution", SOLUTION, 1.0), ("template", TEMPLATE, 0)):
         results, done = grading_job(course, "day06", tmp_path / name, {"day06.py": source}, env=env)
         assert results["score"] == score and "isolated by user only" in done.stdout, done.stdout
+
+
+@needs_open_python
+def test_no_ipc_object_it_made_outlives_it(machine, tmp_path):
+    """The machine's System V IPC is shared at this level: what the child made is removed with it."""
+    def mine() -> list[str]:
+        return [f"{kind}: {row}" for kind in ("shm", "msg", "sem")
+                for row in Path(f"/proc/sysvipc/{kind}").read_text(encoding="ascii").splitlines()[1:]
+                if int(row.split()[{"shm": 7, "msg": 7, "sem": 4}[kind]]) >= jailer.UID_BASE]
+    before = mine()
+    status, results, found, _ = attack(machine, tmp_path, "leave_ipc_behind")
+    assert found == "leave_ipc_behind; made: ['msg', 'sem', 'shm']", found
+    assert mine() == before

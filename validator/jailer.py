@@ -307,7 +307,7 @@ def _exit_like(status: int) -> None:
 
 # ---------------------------------------------------------------- isolated by user only
 
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # where any user may leave files
 SWEEP_WAIT = 10  # seconds for a uid's processes to be gone once killed
 
 
@@ -373,6 +373,7 @@ def sweep_user(uid: int) -> None:
             _kill_all_mine(uid)
             for folder in SHARED_FOLDERS:
                 _remove_mine(folder, uid, depth=3)
+            _remove_ipc_objects(uid)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
@@ -422,6 +423,23 @@ def _living_of(uid: int) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def _remove_ipc_objects(uid: int) -> None:
+    """Remove the System V shared memory, message queues and semaphores `uid` made: they outlive
+    their maker (the machine's, with no ipc namespace of its own)."""
+    libc = _libc()
+    for kind, remove in (("shm", lambda i: libc.shmctl(i, 0, None)), ("msg", lambda i: libc.msgctl(i, 0, None)),
+                         ("sem", lambda i: libc.semctl(i, 0, 0))):  # IPC_RMID is 0
+        try:
+            with open(f"/proc/sysvipc/{kind}", encoding="ascii") as table:
+                header, *rows = [line.split() for line in table.read().splitlines()]
+        except (OSError, ValueError):
+            continue
+        for row in rows:
+            fields = dict(zip(header, row))
+            if str(uid) in (fields.get("uid"), fields.get("cuid")):
+                remove(int(row[1]))  # the id, whatever its column is named
 
 
 def _remove_mine(folder: str, uid: int, depth: int) -> None:
