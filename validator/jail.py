@@ -13,9 +13,10 @@ Graded as root where namespaces can't be made (a container started with Docker's
 CAP_SYS_ADMIN, a seccomp profile that refuses a user namespace), a second level, isolation by user:
 each child runs as that host uid of its own, with no capabilities, no_new_privs and the rlimits, in
 a private scratch folder, the files asked for readable (copies where its uid couldn't read them);
-when it ends, every process of its uid is killed and its files in /tmp, /var/tmp and /dev/shm are
-removed. Without a network namespace, it counts only where the machine has no network but loopback,
-and the kit's folder is closed to other users. `level_note()` says what it does not enforce.
+when it ends, every process of its uid is killed and what it left where any user may write (/tmp,
+/var/tmp, /dev/shm, System V IPC) is removed (jailer.sweep_user). Without a network namespace, it
+counts only where the machine has no network but loopback, and where the kit's folder is closed to
+other users. `level_note()` says what it does not enforce.
 
 Elsewhere (macOS, containers without namespaces), or with REACTLINGS_SANDBOX=off, a child runs as
 before: per-process rlimits in a process group of its own. `unavailable_reason()` says so in one
