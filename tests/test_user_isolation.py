@@ -9,13 +9,13 @@ interfaces with loopback alone (REACTLINGS_NET_DEVICES), and one with eth0 to se
 grader runs a copy of the kit in a folder closed to other users, as the Gradescope bundle and the
 PrairieLearn export close theirs; the submissions and results lie in pytest's folders, closed too.
 As in a grading container, that copy is the only kit on the machine: the grader runs in a mount
-namespace of its own (HIDE_OTHER_KITS) where the folder that holds this kit (here the worktrees and
+namespace of its own (ALONE) where the folder that holds this kit (here the worktrees and
 the main one, all open to other users) and /tmp (other copies, open too) are empty, but for pytest's
 folders. The children get no namespace of their own.
 
-The child runs as a user of its own, so the Python it runs must be one other users may run: the
-kit's venv if it is, else $REACTLINGS_OPEN_PYTHON (a venv of /usr/bin/python3 with the kit's
-packages, say); without one, the grading tests are skipped with the reason.
+The child runs as a user of its own, so the Python it runs must be one other users may run, as a
+grading image's is: where this one lies under a folder closed to others (a venv of a Python under
+/root), that folder too is emptied in the grader's mount namespace but for this Python.
 """
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,22 +38,35 @@ from validator import jail, jailer
 ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
 SECRET_KEY, SEED = "sk-secret-user-level", "73519"  # not the jail tests' seed: they may run beside these
-PYTHON = os.environ.get("REACTLINGS_OPEN_PYTHON") or sys.executable
 
-# sh -c HIDE_OTHER_KITS KITS_FOLDER KEPT... -- COMMAND...: KITS_FOLDER empty, a fresh /tmp, KEPT as they were
-HIDE_OTHER_KITS = """
-kits=$0
+# sh -c ALONE NAME KEPT... -- EMPTIED... -- COMMAND...: each EMPTIED folder an empty tmpfs (/tmp one anyone
+# may write), but the KEPT folders, as they were; then COMMAND, in this mount namespace of its own.
+ALONE = """
 mount -t tmpfs none /mnt || exit 120
-n=0; for kept in "$@"; do [ "$kept" = -- ] && break; mkdir /mnt/$n && mount --rbind "$kept" /mnt/$n || exit 120; n=$((n+1)); done
-mount -t tmpfs -o mode=755 none "$kits" && mount -t tmpfs -o mode=1777 none /tmp || exit 120
-n=0; while [ "$1" != -- ]; do mkdir -p "$1" && mount --rbind /mnt/$n "$1" || exit 120; n=$((n+1)); shift; done
-shift; exec "$@"
+part=kept; n=0
+for arg in "$@"; do
+  if [ "$arg" = -- ]; then [ $part = kept ] && part=emptied && continue; break; fi
+  if [ $part = kept ]; then mkdir /mnt/$n && mount --rbind "$arg" /mnt/$n || exit 120; n=$((n+1));
+  else mount -t tmpfs -o mode=755 none "$arg" || exit 120; fi
+done
+chmod 1777 /tmp
+n=0
+for arg in "$@"; do [ "$arg" = -- ] && break; mkdir -p "$arg" && mount --rbind /mnt/$n "$arg" || exit 120; n=$((n+1)); done
+while [ "$1" != -- ]; do shift; done; shift
+while [ "$1" != -- ]; do shift; done; shift
+exec "$@"
 """
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0,
-                                                   reason="isolation by user is for a grader that runs as root")]
-needs_open_python = pytest.mark.skipif(not jail.open_to_all(PYTHON) or not jail.open_to_all(
-    os.path.realpath(PYTHON)), reason=f"{PYTHON} is not open to other users: set REACTLINGS_OPEN_PYTHON")
+                                                   reason="isolation by user is for a grader that runs as root"),
+              pytest.mark.skipif(not shutil.which("unshare"), reason="no unshare(1) to hide the other kits")]
+
+
+def closed_above(path: str) -> list[tuple[str, str]]:
+    """The folders above `path` that other users can't enter, each with its entry toward `path`."""
+    parts = Path(os.path.realpath(path)).parts
+    return [(str(Path(*parts[:i])), str(Path(*parts[:i + 1]))) for i in range(1, len(parts) - 1)
+            if not os.stat(Path(*parts[:i])).st_mode & stat.S_IXOTH]
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +87,12 @@ def machine(tmp_path_factory) -> dict:
     (devices / "lo").touch()
     env = dict(os.environ, OPENAI_API_KEY=SECRET_KEY, REACTLINGS_SEED=SEED, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8",
                **{jail.OFF_VARIABLE: "user", jail.NET_VARIABLE: str(devices)})
-    kept = [str(tmp_path_factory.getbasetemp()), os.path.dirname(os.path.dirname(os.path.abspath(PYTHON)))]
-    alone = ["unshare", "--mount", "sh", "-c", HIDE_OTHER_KITS, str(ROOT.parent), *kept, "--", PYTHON]
-    return {"kit": kit, "env": env, "top": top, "python": alone}
+    # This Python, as a grading image's is: open to other users (a venv, say, under /root, is not)
+    python = [(closed, entry) for place in (sys.executable, sys.base_prefix) for closed, entry in closed_above(place)]
+    kept = [str(tmp_path_factory.getbasetemp()), sys.prefix, *sorted({e for _, e in python})]
+    emptied = [str(ROOT.parent), "/tmp", *sorted({c for c, _ in python})]
+    alone = ["unshare", "--mount", "sh", "-c", ALONE, "alone", *kept, "--", *emptied, "--"]
+    return {"kit": kit, "env": env, "top": top, "alone": alone, "python": [*alone, sys.executable]}
 
 
 def submit(folder: Path, lesson: str, attack: str | None, name: str, **placeholders) -> Path:
@@ -97,6 +113,7 @@ def grade(machine: dict, file: Path, results: Path, lesson: str = "day06") -> tu
     done = subprocess.run([*machine["python"], "validate.py", lesson, "--file", str(file), "--format", "gradescope",
                            "--output", str(results), "--require-isolation"],
                           cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=300)
+    assert results.exists(), done.stdout + done.stderr
     text = results.read_text(encoding="utf-8")
     outputs = [test.get("output", "") for test in json.loads(text).get("tests", [])]
     found = next((m.group(1) for o in outputs if (m := re.search(r"ATTACK-RAN (.*)", o))), "")
@@ -132,7 +149,6 @@ def test_a_kit_open_to_other_users_is_refused_the_level(machine):
     assert f"the kit's folder {ROOT} is open to other users" in said, said
 
 
-@needs_open_python
 def test_the_level_is_said_in_one_line(machine, tmp_path):
     file = submit(tmp_path, "day06", None, "uidlevel-note.py")
     _, _, _, output = grade(machine, file, tmp_path / "results.json")
@@ -141,7 +157,6 @@ def test_the_level_is_said_in_one_line(machine, tmp_path):
 
 # ---------------------------------------------------------------- grading still works
 
-@needs_open_python
 @pytest.mark.parametrize("lesson", ["day06", "day07"])
 def test_the_template_scores_zero_and_the_solution_full(machine, tmp_path, lesson):
     status, template, _, output = grade(machine, submit(tmp_path, lesson, None, f"uidlevel-{lesson}.py"),
@@ -157,7 +172,6 @@ def test_the_template_scores_zero_and_the_solution_full(machine, tmp_path, lesso
 
 # ---------------------------------------------------------------- no secret, no forged score
 
-@needs_open_python
 def test_the_seed_the_key_and_the_grader_are_out_of_reach(machine, tmp_path):
     status, results, found, output = attack(machine, tmp_path, "steal_secrets")
     assert results["score"] == 0 and found.startswith("steal_secrets; secrets: "), found
@@ -165,7 +179,6 @@ def test_the_seed_the_key_and_the_grader_are_out_of_reach(machine, tmp_path):
     assert "traced: []" in found  # the grader is root: no debugger of another uid attaches
 
 
-@needs_open_python
 def test_the_kit_it_is_graded_by_is_out_of_reach(machine, tmp_path):
     """It searches the places a kit lies in for checks and solutions: none of the kit that grades it
     is readable. (Another copy of the kit open to all users would be: what any user can read, the
@@ -176,13 +189,11 @@ def test_the_kit_it_is_graded_by_is_out_of_reach(machine, tmp_path):
     assert not [path for path in read if path.startswith(str(machine["top"]))], read
 
 
-@needs_open_python
 def test_the_grader_cannot_be_killed(machine, tmp_path):
     status, results, found, _ = attack(machine, tmp_path, "kill_the_grader")
     assert status == 1 and results["score"] == 0 and found
 
 
-@needs_open_python
 @pytest.mark.parametrize("name", ["daemon_rewrites_results", "kworker_spinner", "fork_bomb"])
 def test_nothing_it_started_is_left_when_the_grade_is_written(machine, tmp_path, name):
     """Killed with every process of its uid before the grader ends: not a moment later."""
@@ -193,7 +204,6 @@ def test_nothing_it_started_is_left_when_the_grade_is_written(machine, tmp_path,
         assert int(re.search(r"processes started: (\d+)", found).group(1)) < jail.PROCESSES
 
 
-@needs_open_python
 def test_it_writes_nothing_that_outlives_it(machine, tmp_path):
     kit = machine["kit"]
     watched = [kit / "lessons" / "day06" / "conftest.py", kit / "conftest.py", kit / "validator" / "report.py"]
@@ -211,7 +221,6 @@ def test_it_writes_nothing_that_outlives_it(machine, tmp_path):
 
 # ---------------------------------------------------------------- a class graded at once
 
-@needs_open_python
 def test_a_class_run_holds_as_well(machine, tmp_path):
     """`validate.py grade` as root, two warm workers: each student's staging folder is closed to the
     others, so no child reads a classmate's file, nor finds a name; no attacker gains a point, and
@@ -248,7 +257,6 @@ def test_a_class_run_holds_as_well(machine, tmp_path):
     assert not [s for s in student.values() if processes.living(f"{s}.py")]
 
 
-@needs_open_python
 def test_what_outlives_a_killed_grader_ends_when_the_next_grading_starts(machine, tmp_path):
     """No namespace ends it with the grader: killed with kill -9, the grader can't sweep its child's
     uid, and a daemon spins on. The next launcher kills every process of a uid whose launcher is
@@ -270,40 +278,33 @@ def test_what_outlives_a_killed_grader_ends_when_the_next_grading_starts(machine
     assert processes.gone(file.name)
 
 
-@needs_open_python
 def test_a_seed_file_every_user_may_read_is_refused(machine):
-    """Graded by user, a submission reads what any user may: a seed file open to all would be its."""
-    folder = Path(tempfile.mkdtemp(prefix="reactlings-open-seed-"))
-    try:
-        folder.chmod(0o755)
-        (folder / "seed").write_text(SEED + "\n", encoding="utf-8")
-        (folder / "seed").chmod(0o644)
-        done = subprocess.run([PYTHON, "validate.py", "day06", "--solution", "--seed-file", str(folder / "seed")],
+    """Graded by user, a submission reads what any user may: a seed file open to all would be its.
+    The file is made in the grader's fresh /tmp, open to all; then made the grader's alone."""
+    grade_with = ('mkdir -m 755 /tmp/seeds && echo "$0" >/tmp/seeds/seed && chmod "$1" /tmp/seeds/seed && '
+                  'exec "$2" validate.py day06 --solution --seed-file /tmp/seeds/seed')
+    for mode, status in (("644", 2), ("600", 0)):
+        done = subprocess.run([*machine["alone"], "sh", "-c", grade_with, SEED, mode, sys.executable],
                               cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 2 and "is readable by every user" in done.stderr, done.stdout + done.stderr
-        (folder / "seed").chmod(0o600)
-        done = subprocess.run([PYTHON, "validate.py", "day06", "--solution", "--seed-file", str(folder / "seed")],
-                              cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stdout + done.stderr
-    finally:
-        shutil.rmtree(folder)
+        assert done.returncode == status, done.stdout + done.stderr
+        assert ("is readable by every user" in done.stderr) == (status == 2), done.stderr
 
 
-@needs_open_python
-def test_a_prairielearn_job_on_the_grader_hosts_defaults_is_graded_by_user(machine, tmp_path):
+def test_a_prairielearn_job_on_the_grader_hosts_defaults_is_graded_by_user(machine, tmp_path, monkeypatch):
     """An exported question's job, run as PrairieLearn's grader host runs it (test_prairielearn.py),
     as root where the jail can't be built and with loopback alone: the level is used, and said in
-    the job's log; the solution scores 1, the template 0."""
-    from test_prairielearn import PATH, SOLUTION, TEMPLATE, export, grading_job
+    the job's log; the solution scores 1, the template 0. (The job's entry point runs alone, as the
+    graders here do; the export is made before, outside.)"""
+    from test_prairielearn import SOLUTION, TEMPLATE, export, grading_job
     course = export(tmp_path / "course")
-    env = {"PATH": f"{os.path.dirname(PYTHON)}{os.pathsep}{PATH}",
-           **{name: machine["env"][name] for name in (jail.OFF_VARIABLE, jail.NET_VARIABLE)}}
+    env = {name: machine["env"][name] for name in (jail.OFF_VARIABLE, jail.NET_VARIABLE)}
+    run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda command, **options: run([*machine["alone"], *command], **options))
     for name, source, score in (("solution", SOLUTION, 1.0), ("template", TEMPLATE, 0)):
         results, done = grading_job(course, "day06", tmp_path / name, {"day06.py": source}, env=env)
         assert results["score"] == score and "isolated by user only" in done.stdout, done.stdout
 
 
-@needs_open_python
 def test_no_ipc_object_it_made_outlives_it(machine, tmp_path):
     """The machine's System V IPC is shared at this level: what the child made is removed with it."""
     def mine() -> list[str]:
