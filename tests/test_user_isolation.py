@@ -57,6 +57,10 @@ while [ "$1" != -- ]; do shift; done; shift
 exec "$@"
 """
 
+# sh -c THEN_LOOK NAME COMMAND...: COMMAND, then whether the file write_everywhere leaves in /tmp is
+# still there (in the grader's namespace: its /tmp is its own, gone with it)
+THEN_LOOK = '"$@"; status=$?; [ -e /tmp/reactlings-was-here ] && echo "left behind: /tmp/reactlings-was-here"; exit $status'
+
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0,
                                                    reason="isolation by user is for a grader that runs as root"),
               pytest.mark.skipif(not shutil.which("unshare"), reason="no unshare(1) to hide the other kits")]
@@ -92,7 +96,7 @@ def machine(tmp_path_factory) -> dict:
     kept = [str(tmp_path_factory.getbasetemp()), sys.prefix, *sorted({e for _, e in python})]
     emptied = [str(ROOT.parent), "/tmp", *sorted({c for c, _ in python})]
     alone = ["unshare", "--mount", "sh", "-c", ALONE, "alone", *kept, "--", *emptied, "--"]
-    return {"kit": kit, "env": env, "top": top, "alone": alone, "python": [*alone, sys.executable]}
+    return {"kit": kit, "env": env, "top": top, "alone": alone, "python": [*alone, "sh", "-c", THEN_LOOK, "look", sys.executable]}
 
 
 def submit(folder: Path, lesson: str, attack: str | None, name: str, **placeholders) -> Path:
@@ -208,13 +212,11 @@ def test_it_writes_nothing_that_outlives_it(machine, tmp_path):
     kit = machine["kit"]
     watched = [kit / "lessons" / "day06" / "conftest.py", kit / "conftest.py", kit / "validator" / "report.py"]
     before = {p: p.read_bytes() if p.exists() else None for p in watched}
-    left = Path("/tmp/reactlings-was-here")
-    left.unlink(missing_ok=True)
-    status, results, found, _ = attack(machine, tmp_path, "write_everywhere")
+    status, results, found, output = attack(machine, tmp_path, "write_everywhere")
     assert results["score"] == 0
     written = ast.literal_eval(found.split("written: ", 1)[1])
     assert written == ["/tmp/reactlings-was-here"], written  # the shared /tmp, and nothing else
-    assert not left.exists()  # removed with what else its uid left there
+    assert "left behind" not in output  # removed with what else its uid left there
     assert {p: p.read_bytes() if p.exists() else None for p in watched} == before
     assert sorted(p.name for p in (tmp_path / "submissions").iterdir()) == ["uidlevel-write_everywhere.py"]
 
@@ -253,7 +255,7 @@ def test_a_class_run_holds_as_well(machine, tmp_path):
     assert found["read_the_solution"] == "read_the_solution; secrets read: 0; files read: []", found
     everything = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
     assert SECRET_KEY not in everything and SEED not in everything
-    assert not Path("/tmp/reactlings-was-here").exists()
+    assert "left behind" not in done.stdout
     assert not [s for s in student.values() if processes.living(f"{s}.py")]
 
 
@@ -268,10 +270,10 @@ def test_what_outlives_a_killed_grader_ends_when_the_next_grading_starts(machine
     while not (daemon := [p for p in processes.living(file.name) if processes.name(p) == "kworker/1:2"]):
         assert time.monotonic() < deadline and grader.poll() is None, "the daemon never started"
         time.sleep(0.05)
-    daemon = processes.identity(daemon[0])
     grader.kill()
     grader.wait(timeout=30)
-    assert processes.state(daemon) not in ("gone", "Z")  # left running: nobody swept its uid
+    # Left running, nobody having swept its uid: not asserted, as any other grading by user on this
+    # machine that starts now (another test's) ends it, rightly. Nothing else would.
     status, results, _, output = grade(machine, submit(tmp_path, "day06", None, "uidlevel-next.py"),
                                        tmp_path / "next.json")
     assert results["score"] == 0, output

@@ -384,14 +384,14 @@ def _kill_orphans() -> None:
     grader) before it could sweep. Root here; the pidfd makes sure it is still the process seen."""
     for name in os.listdir("/proc"):
         try:
-            uid = os.stat(f"/proc/{name}").st_uid if name.isdigit() else 0
+            uid = _uid_of(name) if name.isdigit() else 0
             if not UID_BASE < uid < UID_BASE + (1 << 22) or _alive(str(uid - UID_BASE)):
                 continue
             pidfd = os.pidfd_open(int(name))
         except OSError:
             continue
         try:
-            if os.stat(f"/proc/{name}").st_uid == uid:
+            if _uid_of(name) == uid:
                 _signal.pidfd_send_signal(pidfd, SIGKILL)
         except OSError:
             pass
@@ -418,11 +418,19 @@ def _living_of(uid: int) -> list[int]:
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) != os.getpid():
             try:
-                if os.stat(f"/proc/{name}").st_uid == uid and _alive(name):
+                if _uid_of(name) == uid and _alive(name):
                     found.append(int(name))
             except OSError:
                 pass
     return found
+
+
+def _uid_of(pid: str) -> int:
+    """A process's real uid. Not its /proc folder's owner: that is root's once it makes itself
+    not dumpable (PR_SET_DUMPABLE 0), which any process may."""
+    with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+        line = next(line for line in status if line.startswith("Uid:"))
+    return int(line.split()[1])
 
 
 def _remove_ipc_objects(uid: int) -> None:
