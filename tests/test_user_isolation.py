@@ -198,11 +198,11 @@ def test_the_grader_cannot_be_killed(machine, tmp_path):
     assert status == 1 and results["score"] == 0 and found
 
 
-@pytest.mark.parametrize("name", ["daemon_rewrites_results", "kworker_spinner", "fork_bomb"])
+@pytest.mark.parametrize("name", ["daemon_rewrites_results", "kworker_spinner", "fork_bomb", "kill_the_sweeper"])
 def test_nothing_it_started_is_left_when_the_grade_is_written(machine, tmp_path, name):
     """Killed with every process of its uid before the grader ends: not a moment later."""
     status, results, found, _ = attack(machine, tmp_path, name)
-    assert results["score"] == 0 and found.startswith("" if name == "daemon_rewrites_results" else name), found
+    assert results["score"] == 0 and found.startswith(name if name in ("kworker_spinner", "fork_bomb") else ""), found
     assert processes.living(f"uidlevel-{name}.py") == []
     if name == "fork_bomb":
         assert int(re.search(r"processes started: (\d+)", found).group(1)) < jail.PROCESSES
@@ -317,3 +317,15 @@ def test_no_ipc_object_it_made_outlives_it(machine, tmp_path):
     status, results, found, _ = attack(machine, tmp_path, "leave_ipc_behind")
     assert found == "leave_ipc_behind; made: ['msg', 'sem', 'shm']", found
     assert mine() == before
+
+
+def test_a_class_run_into_gradebooks_every_user_may_read_is_refused(machine, tmp_path):
+    """Graded by user, a student's code reads what any user may: classmates' results in an open
+    --out would be its. A new --out is made the grader's alone; an open one is refused."""
+    subs = submit(tmp_path / "submissions", "day06", None, "classmate-uidopen.py").parent
+    grade_into = ('mkdir -m 755 /tmp/open && exec "$0" validate.py grade day06 "$1" --out "$2" --jobs 1')
+    for out, status in (("/tmp/open", 2), ("/tmp/open/new", 0)):
+        done = subprocess.run([*machine["alone"], "sh", "-c", grade_into, sys.executable, str(subs), out],
+                              cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=300)
+        assert done.returncode == status, done.stdout + done.stderr
+        assert ("is open to every user" in done.stderr) == (status == 2), done.stderr

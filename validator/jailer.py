@@ -364,52 +364,71 @@ def _become(uid: int) -> None:
 
 
 def sweep_user(uid: int) -> None:
-    """Kill every process of `uid` and remove the files it left in SHARED_FOLDERS, as `uid` itself
-    in a fork (a process may signal its own uid's; as that uid, nothing else can be removed)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _become(uid)
-            _kill_all_mine(uid)
-            for folder in SHARED_FOLDERS:
-                _remove_mine(folder, uid, depth=3)
-            _remove_ipc_objects(uid)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    """Kill every process of `uid` and remove what it left in SHARED_FOLDERS and System V IPC, as
+    `uid` itself in a fork: a process may signal all of its own uid's at once (kill(-1), which a
+    fork bomb can't outrun), and as that uid nothing else can be removed. One of them may kill that
+    fork first (it is of their uid): then root kills those left, one by one, and sweeps again."""
+    import time
+    deadline = time.monotonic() + SWEEP_WAIT
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _become(uid)
+                if _kill_all_mine(uid, deadline):
+                    for folder in SHARED_FOLDERS:
+                        _remove_mine(folder, uid, depth=3)
+                    _remove_ipc_objects(uid)
+                    os._exit(0)
+            finally:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        if status == 0 or time.monotonic() > deadline:
+            return
+        for left in _living_of(uid):
+            _kill_as_root(left, uid)
 
 
 def _kill_orphans() -> None:
     """Kill the processes of children's uids whose launcher is gone: it was killed (kill -9 of the
-    grader) before it could sweep. Root here; the pidfd makes sure it is still the process seen."""
+    grader) before it could sweep. Root here."""
     for name in os.listdir("/proc"):
         try:
             uid = _uid_of(name) if name.isdigit() else 0
-            if not UID_BASE < uid < UID_BASE + (1 << 22) or _alive(str(uid - UID_BASE)):
-                continue
-            pidfd = os.pidfd_open(int(name))
         except OSError:
             continue
-        try:
-            if _uid_of(name) == uid:
-                _signal.pidfd_send_signal(pidfd, SIGKILL)
-        except OSError:
-            pass
-        finally:
-            os.close(pidfd)
+        if UID_BASE < uid < UID_BASE + (1 << 22) and not _alive(str(uid - UID_BASE)):
+            _kill_as_root(int(name), uid)
 
 
-def _kill_all_mine(uid: int) -> None:
+def _kill_as_root(pid: int, uid: int) -> None:
+    """Kill process `pid` if it is of `uid`: through a pidfd, so that a pid reused meanwhile is
+    never hit."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        if _uid_of(str(pid)) == uid:
+            _signal.pidfd_send_signal(pidfd, SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
+
+
+def _kill_all_mine(uid: int, deadline: float) -> bool:
+    """Whether every other process of `uid` (this one's) is gone, before `deadline`."""
     import time
-    deadline = time.monotonic() + SWEEP_WAIT
     while time.monotonic() < deadline:
         try:
             os.kill(-1, SIGKILL)  # every process this one may signal: those of its uid, but itself
         except ProcessLookupError:
-            return  # none
+            return True  # none
         if not _living_of(uid):
-            return  # zombies at most, for their parents to reap
+            return True  # zombies at most, for their parents to reap
         time.sleep(0.005)
+    return False
 
 
 def _living_of(uid: int) -> list[int]:
