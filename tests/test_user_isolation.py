@@ -329,3 +329,20 @@ def test_a_class_run_into_gradebooks_every_user_may_read_is_refused(machine, tmp
                               cwd=machine["kit"], env=machine["env"], capture_output=True, text=True, timeout=300)
         assert done.returncode == status, done.stdout + done.stderr
         assert ("is open to every user" in done.stderr) == (status == 2), done.stderr
+
+
+def test_a_learners_copy_reads_the_lessons_files_from_its_own_place(machine):
+    """day10's exercise finds prices.yaml from its own path (workspace/day10.py -> lessons/day10/):
+    the copies the child reads keep their places around each other, as the jail's files do. Here
+    the learner's copy reads it as it loads."""
+    workspace = machine["kit"] / "workspace"
+    workspace.mkdir(exist_ok=True)
+    solution = (ROOT / "solutions" / "day10.py").read_text(encoding="utf-8")
+    (workspace / "day10.py").write_text(solution + "\n_PRICES_READ = PRICES_FILE.read_text(encoding='utf-8')\n",
+                                        encoding="utf-8")
+    results = machine["top"] / "day10.json"
+    try:
+        status, graded, _, output = grade(machine, workspace / "day10.py", results, "day10")
+    finally:
+        (workspace / "day10.py").unlink()
+    assert status == 0 and graded["score"] == graded["max_score"] > 0, output

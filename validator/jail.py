@@ -137,23 +137,17 @@ def _spec(argv: list[str], files: list, fds: list[int], memory: int, isolation: 
 
 
 def _user_files(paths: list[str]) -> tuple[dict[str, str], str]:
-    """Isolated by user: each file at its own path if any user may read it there, else a copy, in
-    a folder of `copies` per folder of the originals (so that sandbox.py still finds wire.py
-    beside it), under its own name (a traceback names it as it would the file). `copies` is the
-    grader's; the launcher makes its group the child's, so that no other child can enter it.
-    (file -> what the child reads, the copies' folder)."""
+    """Isolated by user: a copy of each file, at its own path under copies/files, in a folder of
+    the grader's whose group the launcher makes the child's (no other child can enter it). The
+    child reads them whatever their modes and the folders above them, and they keep their places
+    around each other: day10's exercise finds its prices.yaml from its own path, as in the jail.
+    (file -> the copy the child reads, the copies' folder)."""
     copies = tempfile.mkdtemp(prefix="reactlings-copies-")
-    folders: dict[str, list[str]] = {}
-    for path in paths:
-        folders.setdefault(os.path.dirname(path), []).append(path)
     seen = {}
-    for number, (folder, inside) in enumerate(sorted(folders.items())):
-        if all(open_to_all(path) for path in inside):
-            seen.update({path: path for path in inside})
-            continue
-        os.mkdir(os.path.join(copies, str(number)))
-        for path in inside:
-            seen[path] = _readable_copy(path, os.path.join(copies, str(number)), os.path.basename(path))
+    for path in paths:
+        folder = os.path.join(copies, "files") + os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        seen[path] = _readable_copy(path, folder, os.path.basename(path))
     return seen, copies
 
 
