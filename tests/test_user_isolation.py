@@ -346,3 +346,19 @@ def test_a_learners_copy_reads_the_lessons_files_from_its_own_place(machine):
     finally:
         (workspace / "day10.py").unlink()
     assert status == 0 and graded["score"] == graded["max_score"] > 0, output
+
+
+def test_a_childs_command_line_names_no_student(tmp_path):
+    """Any user may read any process's command line: a child's names its copies, and a class run's
+    copy of a student's file lies in a folder named for the student. Outside the kit, a copy's
+    folder is a number; inside, its path is kept (see the test above)."""
+    student = tmp_path / "staging" / "classmate-alice" / "day06.py"
+    student.parent.mkdir(parents=True)
+    student.write_text("", encoding="utf-8")
+    sandbox = ROOT / "validator" / "sandbox.py"
+    spec = jail._spec([sys.executable, str(sandbox), "3", str(student)], [sandbox, student], [3], 1 << 30, "user")
+    try:
+        assert "classmate-alice" not in " ".join(spec["argv"]) and spec["argv"][-1].endswith("/day06.py")
+        assert spec["argv"][1] == spec["copies"] + "/files" + str(sandbox.resolve())
+    finally:
+        jail.remove_copies(spec)

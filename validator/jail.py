@@ -12,7 +12,7 @@ nothing of the grader's. When the grader ends, however it ends, everything the c
 Graded as root where namespaces can't be made (a container started with Docker's defaults: no
 CAP_SYS_ADMIN, a seccomp profile that refuses a user namespace), a second level, isolation by user:
 each child runs as that host uid of its own, with no capabilities, no_new_privs and the rlimits, in
-a private scratch folder, the files asked for readable (copies where its uid couldn't read them);
+a private scratch folder, reading copies of the files asked for;
 when it ends, every process of its uid is killed and what it left where any user may write (/tmp,
 /var/tmp, /dev/shm, System V IPC) is removed (jailer.sweep_user). Without a network namespace, it
 counts only where the machine has no network but loopback, and where the kit's folder is closed to
@@ -137,15 +137,20 @@ def _spec(argv: list[str], files: list, fds: list[int], memory: int, isolation: 
 
 
 def _user_files(paths: list[str]) -> tuple[dict[str, str], str]:
-    """Isolated by user: a copy of each file, at its own path under copies/files, in a folder of
-    the grader's whose group the launcher makes the child's (no other child can enter it). The
-    child reads them whatever their modes and the folders above them, and they keep their places
-    around each other: day10's exercise finds its prices.yaml from its own path, as in the jail.
+    """Isolated by user: a copy of each file, in a folder of the grader's whose group the launcher
+    makes the child's (no other child can enter it): the child reads them whatever their modes and
+    the folders above them. The kit's files keep their places around each other, at their own
+    paths under copies/files (day10's exercise finds prices.yaml from its own path, as in the
+    jail); any other in a numbered folder per folder, under its own name: its path may name a
+    student (a class run's staging folder), and a command line is any user's to read.
     (file -> the copy the child reads, the copies' folder)."""
     copies = tempfile.mkdtemp(prefix="reactlings-copies-")
+    numbers: dict[str, str] = {}
     seen = {}
     for path in paths:
-        folder = os.path.join(copies, "files") + os.path.dirname(path)
+        here = os.path.dirname(path)
+        folder = os.path.join(copies, "files") + here if jailer.inside(path, os.path.realpath(KIT)) else \
+            numbers.setdefault(here, os.path.join(copies, str(len(numbers))))
         os.makedirs(folder, exist_ok=True)
         seen[path] = _readable_copy(path, folder, os.path.basename(path))
     return seen, copies
