@@ -200,7 +200,7 @@ def test_memory_and_scratch_are_limited_in_total(tmp_path):
     held = int(re.search(r"at once: (\d+)", graded.findings).group(1))
     written = int(re.search(r"MB written to /tmp: (\d+)", graded.findings).group(1))
     assert written <= jail.SCRATCH_BYTES >> 20
-    if jail.totals_note() is None:  # a memory cgroup of its own: 1 GB for all its processes
+    if jail.level_note() is None:  # a memory cgroup of its own: 1 GB for all its processes
         assert held <= 1, graded.findings
     assert processes.gone(str(graded.file))
 

@@ -105,7 +105,10 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
             if not entries:
                 raise LessonError("class_no_submissions_ignored" if ignored else "class_no_submissions",
                                   path=submissions, ignored=", ".join(ignored))
-            out.mkdir(parents=True, exist_ok=True)  # a place that can't take the results: said before grading
+            by_user = jail.level() == "user"  # a student's code reads what any user may: not the gradebooks
+            out.mkdir(mode=0o700 if by_user else 0o777, parents=True, exist_ok=True)  # a place that can't
+            if by_user and jail.open_to_all(str(out)):  # take the results: said before grading
+                raise LessonError("class_out_open", path=out)
             write_atomically(out / SEED_FINGERPRINT, seed_fingerprint(seed) + "\n")  # before any grade
             share = shard.share(out, entries) if shard else entries
             records = _records(share, lesson, out, seed, jobs, lang, console, tally)

@@ -404,7 +404,7 @@ def isolation_notice(required: bool, lang: str, refusal: str = "isolation_requir
     reason = jail.unavailable_reason()
     if reason and required:
         raise LessonError(refusal, reason=reason)
-    note = reason or jail.totals_note()
+    note = reason or jail.level_note()
     if note:
         stderr().print(say("isolation_warning", lang, note=note), style="yellow", markup=False)
 
@@ -427,6 +427,8 @@ def read_seed(args) -> int:
             raise LessonError("seed_file_not_text", path=source) from None
         if not text.strip():
             raise LessonError("seed_file_empty", path=source)
+        if jail.open_to_all(source) and jail.level() == "user":  # a submission could read it
+            raise LessonError("seed_file_open", path=source)
     elif not text.strip():
         if args.seed_required:
             raise LessonError("seed_needed")

@@ -19,6 +19,12 @@ processes follow, each started by the one before:
 A dies with the grader's thread that started it, B with A (PR_SET_PDEATHSIG); when B, pid 1, ends,
 the kernel kills all that is left in its pid namespace. On SIGTERM, A kills B and waits for it.
 
+Isolated by user only (spec["level"] == "user", as root where no namespace can be made), there is
+no B: A, still root, gives the child's folders to uid UID_BASE + its pid and forks C, which becomes
+that uid (no capabilities, no_new_privs, rlimits), enters its scratch folder and runs the sandbox.
+When C ends, or on SIGTERM, A kills every process of that uid and removes what it left in the
+folders anyone may write (sweep_user), then exits as C did.
+
 Builtin modules and ctypes only: this runs before every child, in an interpreter started with
 -I -S, so that it starts fast and nothing of the environment or the kit steers it.
 """
@@ -299,6 +305,206 @@ def _exit_like(status: int) -> None:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else SETUP_FAILED)
 
 
+# ---------------------------------------------------------------- isolated by user only
+
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # where any user may leave files
+SWEEP_WAIT = 10  # seconds for a uid's processes to be gone once killed
+
+
+def launch_by_user(spec: dict, probe: bool) -> None:
+    """A, isolated by user: root, in the grader's namespaces."""
+    die_with(spec["grader"], SETUP_FAILED)
+    uid = UID_BASE + os.getpid()  # distinct per live child: RLIMIT_NPROC counts it alone
+    _kill_orphans()
+    joined = _join_cgroups(spec["limits"], join=not probe)
+    if probe:
+        os.write(1, " ".join(["cgroups", *joined, "\n"]).encode())
+    for folder, _, _ in os.walk(spec["copies"]):  # the copies: its group's, to read, and no other uid's
+        os.chown(folder, 0, uid)
+        os.chmod(folder, 0o750)
+    os.chown(spec["scratch"], uid, uid)
+    os.chmod(spec["scratch"], 0o700)
+    started = []  # set before forking: a SIGTERM at any time still ends in the sweep below
+    _signal.signal(SIGTERM, lambda *_: [_kill(pid) for pid in started])
+    child = os.fork()
+    if child == 0:
+        _signal.signal(SIGTERM, _signal.SIG_DFL)
+        _run_step(as_user, spec, uid, probe)
+    started.append(child)
+    for fd in spec["fds"]:
+        os.close(fd)  # so the grader sees EOF as soon as the sandbox is gone
+    _, status = os.waitpid(child, 0)
+    sweep_user(uid)
+    _exit_like(status)
+
+
+def as_user(spec: dict, uid: int, probe: bool) -> None:
+    """C, isolated by user: become `uid` for good, then run the sandbox."""
+    _write("/proc/self/oom_score_adj", "1000")  # out of memory, the learner's processes go first
+    set_rlimits(spec["limits"])  # RLIMIT_NPROC counts the processes of the uid it becomes
+    _become(uid)
+    _prctl(PR_SET_PDEATHSIG, SIGKILL)  # changing uid cleared it
+    if os.getppid() != spec["launcher"]:
+        os._exit(SETUP_FAILED)  # A was gone before the line above
+    _prctl(PR_SET_DUMPABLE, 1)  # its /proc/self files its own again, as after an exec
+    _drop_capabilities()
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    os.chdir(spec["scratch"])
+    if probe:
+        _report_probe(spec, uid)
+    _run_sandbox(spec)
+
+
+def _become(uid: int) -> None:
+    """Root to `uid` (its gid the same number), no groups: leaving uid 0 drops every capability."""
+    _drop_bounding_set()  # first: the uid change takes CAP_SETPCAP with the rest
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def sweep_user(uid: int) -> None:
+    """Kill every process of `uid` and remove what it left in SHARED_FOLDERS and System V IPC, as
+    `uid` itself in a fork: a process may signal all of its own uid's at once (kill(-1), which a
+    fork bomb can't outrun), and as that uid nothing else can be removed. One of them may kill that
+    fork first (it is of their uid): then root kills those left, one by one, and sweeps again."""
+    import time
+    deadline = time.monotonic() + SWEEP_WAIT
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _become(uid)
+                if _kill_all_mine(uid, deadline):
+                    for folder in SHARED_FOLDERS:
+                        _remove_mine(folder, uid, depth=3)
+                    _remove_ipc_objects(uid)
+                    os._exit(0)
+            finally:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        if status == 0 or time.monotonic() > deadline:
+            return
+        for left in _living_of(uid):
+            _kill_as_root(left, uid)
+
+
+def _kill_orphans() -> None:
+    """Kill the processes of children's uids whose launcher is gone: it was killed (kill -9 of the
+    grader) before it could sweep. Root here."""
+    for name in os.listdir("/proc"):
+        try:
+            uid = _uid_of(name) if name.isdigit() else 0
+        except OSError:
+            continue
+        if UID_BASE < uid < UID_BASE + (1 << 22) and not _alive(str(uid - UID_BASE)):
+            _kill_as_root(int(name), uid)
+
+
+def _kill_as_root(pid: int, uid: int) -> None:
+    """Kill process `pid` if it is of `uid`: through a pidfd, so that a pid reused meanwhile is
+    never hit."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        if _uid_of(str(pid)) == uid:
+            _signal.pidfd_send_signal(pidfd, SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
+
+
+def _kill_all_mine(uid: int, deadline: float) -> bool:
+    """Whether every other process of `uid` (this one's) is gone, before `deadline`."""
+    import time
+    while time.monotonic() < deadline:
+        try:
+            os.kill(-1, SIGKILL)  # every process this one may signal: those of its uid, but itself
+        except ProcessLookupError:
+            return True  # none
+        if not _living_of(uid):
+            return True  # zombies at most, for their parents to reap
+        time.sleep(0.005)
+    return False
+
+
+def _living_of(uid: int) -> list[int]:
+    """The live processes of `uid` other than this one."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            try:
+                if _uid_of(name) == uid and _alive(name):
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+def _uid_of(pid: str) -> int:
+    """A process's real uid. Not its /proc folder's owner: that is root's once it makes itself
+    not dumpable (PR_SET_DUMPABLE 0), which any process may."""
+    with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+        line = next(line for line in status if line.startswith("Uid:"))
+    return int(line.split()[1])
+
+
+def _remove_ipc_objects(uid: int) -> None:
+    """Remove the System V shared memory, message queues and semaphores `uid` made: they outlive
+    their maker (the machine's, with no ipc namespace of its own)."""
+    libc = _libc()
+    for kind, remove in (("shm", lambda i: libc.shmctl(i, 0, None)), ("msg", lambda i: libc.msgctl(i, 0, None)),
+                         ("sem", lambda i: libc.semctl(i, 0, 0))):  # IPC_RMID is 0
+        try:
+            with open(f"/proc/sysvipc/{kind}", encoding="ascii") as table:
+                header, *rows = [line.split() for line in table.read().splitlines()]
+        except (OSError, ValueError):
+            continue
+        for row in rows:
+            fields = dict(zip(header, row))
+            if str(uid) in (fields.get("uid"), fields.get("cuid")):
+                remove(int(row[1]))  # the id, whatever its column is named
+
+
+def _remove_mine(folder: str, uid: int, depth: int) -> None:
+    """Remove what `uid` owns in `folder`, and in the folders there that anyone may write."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if info.st_uid == uid:
+            _remove(entry.path, entry.is_dir(follow_symlinks=False))
+        elif depth and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
+            _remove_mine(entry.path, uid, depth - 1)
+
+
+def _remove(path: str, folder: bool) -> None:
+    if not folder:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        entries = []
+    for entry in entries:
+        _remove(entry.path, entry.is_dir(follow_symlinks=False))
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
 # ---------------------------------------------------------------- B, pid 1
 
 def init(spec: dict, root: bool, alive_r: int, status_w: int, probe: bool) -> None:
@@ -420,19 +626,27 @@ def sandbox(spec: dict, probe: bool) -> None:
     set_rlimits(spec["limits"])
     os.chdir("/tmp")
     if probe:
-        _report_probe(spec)
+        _report_probe(spec, LEARNER_UID)
+    _run_sandbox(spec)
+
+
+def _run_sandbox(spec: dict) -> None:
     if "continue_with" in spec:  # forked from a warm fork server: the sandbox is loaded, run it here
+        os.environ.clear()  # as an exec would give it (by user, HOME and TMPDIR are its own)
+        os.environ.update(spec["env"])
         spec["continue_with"]()  # never returns
     os.execve(spec["argv"][0], spec["argv"], spec["env"])
 
 
-def _report_probe(spec: dict) -> None:
+def _report_probe(spec: dict, uid: int) -> None:
     """The probe's end: say "jailed" if the jail holds, as far as the sandbox itself can tell."""
     with open("/proc/self/status", encoding="ascii") as status:
         fields = dict(line.split(":\t", 1) for line in status.read().splitlines() if ":\t" in line)
-    if int(fields["CapEff"], 16) or int(fields["CapBnd"], 16) or fields["NoNewPrivs"].strip() != "1":
+    # By user, the bounding set stays where A lacks CAP_SETPCAP: no_new_privs keeps an exec from using it
+    bounding = int(fields["CapBnd"], 16) if spec["level"] != "user" else 0
+    if int(fields["CapEff"], 16) or int(fields["CapPrm"], 16) or bounding or fields["NoNewPrivs"].strip() != "1":
         raise OSError("capabilities left after dropping them")
-    if os.getuid() != LEARNER_UID or os.path.exists(spec["hidden"]):
+    if os.getuid() != uid or os.path.exists(spec["hidden"]):
         raise OSError("the learner's uid or view of files is not as built")
     os.write(1, b"jailed\n")  # not print(): in a probe forked from the grader, sys.stdout is the grader's
     os._exit(0)
@@ -448,7 +662,7 @@ def start(spec: dict, probe: bool) -> None:
     """Be A, then B and C: never returns (also when forked from the grader to probe)."""
     spec["launcher"] = os.getpid()
     try:
-        launch(spec, probe)
+        (launch_by_user if spec["level"] == "user" else launch)(spec, probe)
     except BaseException as error:  # noqa: BLE001
         os.write(2, f"jail: {error}\n".encode(errors="replace"))
     os._exit(SETUP_FAILED)

@@ -52,6 +52,9 @@ RESULTS="$ROOT/{results}"
 SEED_FILE="$ROOT/{seed}"
 LOG="$(mktemp)"
 cd "$ROOT/{kit}"
+# Closed to other users: where the jail can't be built, root grades each submission as a user of
+# its own (isolated by user), which must not read the kit's checks.
+chmod go-rwx .
 mkdir -p "$(dirname "$RESULTS")"
 rm -f "$RESULTS"
 # The seed moves from its file into the grader's environment before the submission runs; no seed

