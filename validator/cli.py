@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
-from . import jail, workspace
+from . import jail, notebooks, workspace
 from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
 from .runner import start_submission
 
@@ -273,25 +273,28 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         path = my_copy(lesson, lang)
     if not Path(path).is_file():
         raise LessonError("no_such_file", path=path)
-    if Path(path).resolve().suffix not in importlib.machinery.SOURCE_SUFFIXES:  # what Python imports, by name
+    suffix = Path(path).resolve().suffix
+    if suffix not in importlib.machinery.SOURCE_SUFFIXES and not notebooks.is_notebook(path):  # what Python imports
         raise LessonError("not_python_file", path=path)
     # someone else's code: say what the sandbox can't enforce
     if args.file or args.submission or args.require_isolation:
         isolation_notice(args.require_isolation, lang)
-    if args.live:
-        from .live import run_live  # only here: a one-shot grading does without its imports
-        return run_live(lesson, path, args.model, lang, terminal(args.command))
     page = page_path(args.html, lesson, path)  # a bad PATH is said before the grading, not after
     page_path(str(args.otel) if args.otel else None, lesson, path, "--otel")  # nor is a trace file ever the code
-    started = start_submission(lesson, path, seed)
-    from .grading import grade
+    with notebooks.python_file(path) as (graded, notebook):
+        if args.live:
+            from .live import run_live  # only here: a one-shot grading does without its imports
+            return run_live(lesson, graded, args.model, lang, terminal(args.command))
+        started = start_submission(lesson, graded, seed)
+        from .grading import grade
+        result = grade(lesson, graded, seed, started)
+        result.notebook = notebook
+        if page is not None:
+            write_trace_page(result, lang, page, args.open)
+        if args.otel is not None:  # while the graded file is there: its hash is the run's version
+            write_otel_file(result, lang, args.otel)
     from .report import print_report, write_results
     console = terminal(args.command)
-    result = grade(lesson, path, seed, started)
-    if page is not None:
-        write_trace_page(result, lang, page, args.open)
-    if args.otel is not None:
-        write_otel_file(result, lang, args.otel)
     if mine:
         workspace.record_score(lesson.name, result.score, result.max_score)
     if args.format != "text" and args.output is None:

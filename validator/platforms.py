@@ -23,7 +23,7 @@ from pathlib import Path
 from . import workspace
 from .lessons import ROOT, Lesson, LessonError
 
-SHIPPED = ["README.md", "pyproject.toml", "validate.py", ".gitignore", "lessons", "validator", "mock_llm"]
+SHIPPED = ["README.md", "pyproject.toml", "validate.py", ".gitignore", "lessons", "validator", "mock_llm", "reactlings"]
 NEVER = {"__pycache__", ".pytest_cache", workspace.FOLDER}
 
 # Markers in the kit's README.md: a block between KIT_ONLY's lines is left out of the learners'

@@ -1,0 +1,223 @@
+"""Notebooks: a Jupyter notebook's code, graded exactly as the same code in a .py file.
+
+The code cells, in order, make one Python file, which is graded as any other. Left out is what
+only a notebook can run: IPython magics (`%time …`, a `%%capture` cell), shell lines
+(`!pip install …`), help (`len?`), a cell with a top-level `await`; and, said nowhere, the cells
+the learner or the course leaves out on purpose: tagged `reactlings-skip` or starting with the
+comment `# reactlings: skip` (Colab can't tag cells), and the cells that call the grader
+(`import reactlings`, `reactlings.check(…)`). A left-out line becomes `pass` at its indentation,
+so every other line keeps its meaning and its number in its cell: a report cites "cell 4, line 2".
+What is left runs as a .py runs: a cell that tries the agent out, or loops, is module-level code.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tempfile
+import tokenize
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .lessons import LessonError, say
+
+SUFFIX = ".ipynb"
+SKIP_TAG = "reactlings-skip"
+SKIP_COMMENT = "# reactlings: skip"
+GRADER = "reactlings"  # the package a cell imports to grade the notebook from inside it
+
+# A line IPython reads as no Python: a magic or a shell command (maybe assigned: `files = !ls`),
+# or help (`?len`, `len?`, `len??`). Only where a statement starts: `% 7` inside a bracket or a
+# string is Python.
+NOTEBOOK_ONLY = re.compile(r"\s*(?:[\w.]+(?:\s*,\s*[\w.]+)*\s*=\s*)?[!%]|\s*\?|\s*[\w.]+\?\??\s*$")
+FUTURE = re.compile(r"from\s+__future__\s+import\s+([\w\s,()]+?)\s*(?:#.*)?$")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell as the learner finds it: its number among the notebook's cells, Markdown ones too
+    ("cell 4"), or, for the cells run in this kernel, the execution count Jupyter shows ("In [7]")."""
+    number: int
+    executed: bool = False
+
+    def said(self, lang: str) -> str:
+        return say("notebook_in" if self.executed else "notebook_cell", lang, number=self.number)
+
+
+@dataclass
+class Program:
+    """The Python a notebook's code cells make, and where each of its lines came from."""
+    name: str  # the notebook as a report names it
+    path: Path | None = None  # its file; None for the cells run in this kernel
+    source: str = ""
+    origins: list[tuple[Cell, int]] = field(default_factory=list)  # line N of source: (its cell, its line there)
+    left_out: list[tuple[Cell, str]] = field(default_factory=list)  # notebook-only code: its cell, its first line
+
+    def place(self, line: object) -> tuple[Cell, int] | None:
+        if isinstance(line, int) and 1 <= line <= len(self.origins):
+            return self.origins[line - 1]
+        return None
+
+    def where(self, line: object, lang: str) -> str | None:
+        """A line of the program as the learner finds it in the notebook ("line 2 of cell 4")."""
+        found = self.place(line)
+        return found and say("notebook_where", lang, cell=found[0].said(lang), line=found[1])
+
+    def cite(self, text: str, graded: Path) -> str:
+        """A traceback of the graded file, `File "…/work.py", line 12`, as one of the notebook's,
+        `File "work.ipynb", cell 4, line 2`."""
+        def notebook_line(match: re.Match) -> str:
+            found = self.place(int(match.group(1)))
+            return f'File "{self.name}", {found[0].said("en")}, line {found[1]}' if found else match.group()
+        return re.sub(rf'File "{re.escape(str(graded))}", line (\d+)', notebook_line, text)
+
+    def add(self, cell: Cell, code: str, tags: list | tuple = ()) -> None:
+        """A cell's code, appended if a .py could hold it; what only a notebook runs, left out."""
+        lines = re.sub(r"\r\n?", "\n", code).split("\n")  # Python's own line breaks, no others
+        if lines[-1] == "":
+            lines.pop()
+        first = next((line.strip() for line in lines if line.strip()), "")
+        if not first or SKIP_TAG in tags or first.startswith(SKIP_COMMENT):
+            return
+        if first.startswith("%%"):  # a cell magic: the whole cell is the magic's
+            self._leave_out(cell, first)
+            return
+        for number, line in enumerate(lines):
+            lines[number] = self._python(cell, lines[:number], line)
+        kept = "\n".join(lines) + "\n"
+        if _calls_grader(kept):
+            return
+        if _awaits_at_top(kept):
+            self._leave_out(cell, first)
+            return
+        start = len(self.origins)
+        self.source += kept
+        self.origins += [(cell, number) for number in range(1, len(lines) + 1)]
+        self._enabled_futures(start)
+
+    def _python(self, cell: Cell, before: list[str], line: str) -> str:
+        """The line as Python: itself, or `pass` for a line only a notebook runs."""
+        if not NOTEBOOK_ONLY.match(line) or _continues(before):
+            return line
+        if GRADER not in line:  # %load_ext reactlings, %reactlings day06: the grader's own, unsaid
+            self._leave_out(cell, line.strip())
+        return line[:len(line) - len(line.lstrip())] + "pass"
+
+    def _leave_out(self, cell: Cell, code: str) -> None:
+        self.left_out.append((cell, code if len(code) <= 60 else code[:57] + "…"))
+
+    def _enabled_futures(self, start: int) -> None:
+        """Jupyter compiles each cell apart, so a cell run again may repeat `from __future__ import
+        annotations` after other code, which a file refuses: the repetition, which changes nothing
+        (the feature is on already), becomes `pass`."""
+        lines = self.source.splitlines(keepends=True)
+        earlier = {name for line in lines[:start] for name in _futures(line)}
+        for number in range(start, len(lines)):
+            names = _futures(lines[number])
+            if names and names <= earlier:
+                lines[number] = "pass\n"
+        self.source = "".join(lines)
+
+
+def _futures(line: str) -> set[str]:
+    match = FUTURE.match(line)
+    return {name.strip() for name in match.group(1).strip("()").split(",")} if match else set()
+
+
+def _continues(before: list[str]) -> bool:
+    """Whether a line after `before` continues their last statement: inside a bracket or a string,
+    or after a backslash."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("\n".join(before) + "\n").readline):
+            pass
+    except tokenize.TokenError:  # "EOF in multi-line string/statement"
+        return True
+    except SyntaxError:  # a bad indent or character: not Python the line could continue
+        return False
+    return False
+
+
+def _calls_grader(code: str) -> bool:
+    """Whether the cell imports or uses `reactlings`: a cell that grades the notebook, which the
+    graded child has no grader to run."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in ast.walk(tree):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        if any(name.split(".")[0] == GRADER for name in names):
+            return True
+    return False
+
+
+def _awaits_at_top(code: str) -> bool:
+    """Whether the cell awaits outside any function, as Jupyter allows and a .py file does not."""
+    try:
+        compile(code, "<cell>", "exec", dont_inherit=True)
+        return False
+    except (SyntaxError, ValueError):
+        pass
+    try:
+        compile(code, "<cell>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):  # a syntax error: graded as a .py's, said with its cell
+        return False
+
+
+def is_notebook(path: Path) -> bool:
+    return Path(path).suffix.lower() == SUFFIX
+
+
+def read_notebook(path: Path) -> Program:
+    """The program of the notebook at `path`; a LessonError if it is none Jupyter could open."""
+    import nbformat  # only for notebooks: grading a .py does without it
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+    except nbformat.ValidationError as error:
+        raise LessonError("notebook_invalid", path=path, problem=error.message) from None
+    except (ValueError, KeyError, TypeError, AttributeError) as error:  # not JSON, not a notebook's shape
+        raise LessonError("notebook_invalid", path=path, problem=str(error).splitlines()[0][:200]) from None
+    program = Program(Path(path).name, Path(path))
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type == "code":
+            program.add(Cell(number), cell.source, cell.get("metadata", {}).get("tags", ()))
+    return program
+
+
+def from_history(inputs: list[str]) -> Program:
+    """The program of the cells run in this kernel, in the order they ran, each as typed: IPython's
+    history (`In`), where input N is the cell shown as In [N]."""
+    program = Program("this notebook")
+    for number, code in enumerate(inputs):
+        program.add(Cell(number, executed=True), code or "")
+    return program
+
+
+@contextmanager
+def written(program: Program, stem: str) -> Iterator[Path]:
+    """The program as `stem`.py in a folder of its own, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="reactlings-notebook-") as folder:
+        path = Path(folder) / f"{stem}.py"
+        path.write_text(program.source, encoding="utf-8")
+        yield path
+
+
+@contextmanager
+def python_file(path: Path) -> Iterator[tuple[Path, Program | None]]:
+    """The .py file to grade for `path`, and the notebook's program if it is a notebook (written
+    to a temporary .py for the grading)."""
+    if not is_notebook(path):
+        yield path, None
+        return
+    program = read_notebook(path)
+    with written(program, Path(path).stem) as graded:
+        yield graded, program
