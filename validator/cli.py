@@ -9,6 +9,7 @@
     python validate.py day06 --trace    also show every prompt, reply and tool run
     python validate.py grade day06 SUBMISSIONS --out GRADES     grade a whole class (instructors)
     python validate.py release --out DIR                         the learners' copy of the course
+    python validate.py release --out DIR --notebooks --repo URL  … with a notebook per lesson (Jupyter, Colab)
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
     python validate.py audit day06 (or all)                      mutation-test a lesson's checks (authors)
@@ -135,6 +136,12 @@ def command_parser(command: str) -> argparse.ArgumentParser:
             "github-classroom": ("FILE.yml", "the workflow to commit as .github/workflows/classroom.yml")}
     if command in outs:
         p.add_argument("--out", type=Path, required=True, metavar=outs[command][0], help=outs[command][1])
+    if command == "release":
+        p.add_argument("--notebooks", action="store_true",
+                       help="also write notebooks/dayNN.ipynb per lesson (Jupyter, Colab), installing the course "
+                            "from --repo")
+        p.add_argument("--repo", metavar="URL", help="the git URL learners get the course from "
+                                                      "(https://github.com/OWNER/NAME: Colab badges too)")
     if command == "github-classroom":
         p.add_argument("lessons", nargs="*", help="default: every lesson")
     if command == "gradescope":
@@ -196,7 +203,10 @@ def main(argv: list[str] | None = None) -> int:
             return reset(load_lesson(args.lesson), console, lang, args.yes)
         if args.command == "release":
             from .platforms import release
-            console.print(say("released", lang, path=release(args.out)), markup=False)
+            if args.notebooks and not args.repo:
+                raise LessonError("notebooks_need_repo")
+            console.print(say("released", lang, path=release(args.out, args.repo if args.notebooks else None)),
+                          markup=False)
             return 0
         if args.command == "gradescope":
             from .platforms import gradescope_bundle

@@ -31,6 +31,7 @@ NEVER = {"__pycache__", ".pytest_cache", workspace.FOLDER}
 # the kit's README (not rendered) and plain text in theirs. Each marker is a line of its own.
 KIT_ONLY = ("<!-- kit only -->", "<!-- end kit only -->")
 LEARNERS_ONLY = ("<!-- learners only", "-->")
+NOTEBOOKS = "<!-- notebooks -->"  # the line of the README where a release with notebooks links them
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder image.
@@ -93,17 +94,43 @@ with open(results, "w", encoding="utf-8") as file:
 """
 
 
-def release(out: Path) -> Path:
+def release(out: Path, notebooks_from: str | None = None) -> Path:
     """Write the learners' copy of the course to `out`, which must be a new folder outside the kit
-    (inside, the copy would copy itself). It appears whole or not at all."""
+    (inside, the copy would copy itself). It appears whole or not at all. `notebooks_from`: the git
+    URL learners will clone the course from; it also gets notebooks/dayNN.ipynb, each installing
+    the course from there (lesson_notebooks.py)."""
     if out.exists():
         raise LessonError("release_exists", path=out)
     if out.resolve().is_relative_to(ROOT.resolve()):
         raise LessonError("release_inside_kit", path=out, kit=ROOT)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=out.parent) as building:
-        os.rename(_write_course(Path(building) / "course"), out)
+        course = _write_course(Path(building) / "course")
+        if notebooks_from:
+            write_notebooks(course, notebooks_from)
+        os.rename(course, out)
     return out
+
+
+def write_notebooks(course: Path, repo: str) -> None:
+    """Each lesson of the course in `course` as notebooks/dayNN.ipynb, installing the course from
+    `repo`; the README's NOTEBOOKS line becomes a Colab badge per lesson (for a course on GitHub)."""
+    import nbformat
+
+    from .lesson_notebooks import colab_link, lesson_notebook
+    from .lessons import lesson_names, load_lesson
+
+    (course / "notebooks").mkdir()
+    links = []
+    for name in lesson_names():
+        lesson = load_lesson(name)
+        readme = (course / "lessons" / name / "README.md").read_text(encoding="utf-8")
+        nbformat.write(lesson_notebook(lesson, readme, repo), course / "notebooks" / f"{name}.ipynb")
+        badge = colab_link(repo, name)
+        links.append(f"- `notebooks/{name}.ipynb` · {lesson.title['en']}" + (f" {badge}" if badge else ""))
+    readme = course / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    readme.write_text(text.replace(NOTEBOOKS + "\n", "\n".join(links) + "\n"), encoding="utf-8")
 
 
 def _write_course(out: Path) -> Path:
