@@ -48,16 +48,20 @@ reactlings.check("{name}")'''
 def code_cells(source: str) -> list[str]:
     """A Python file cut before each top-level definition (a def or a class, its decorators and
     the comments right above it): the cells that, joined, are the file again."""
-    lines = source.splitlines(keepends=True)
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", source)  # cut at newlines only, as Python counts lines
+    try:
+        heads = [min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1 for node in ast.parse(source).body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    except SyntaxError:  # a learner's file that does not parse: its definitions by their first words
+        heads = [n for n, line in enumerate(lines) if re.match(r"(async def|def|class|@)\b", line)
+                 and not (n and lines[n - 1].startswith("@"))]
     starts = []
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-            while start > 0 and (lines[start - 1].startswith("#") or not lines[start - 1].strip()):
-                start -= 1  # the comments above it, and the blank lines among them
-            while start < len(lines) and not lines[start].strip():
-                start += 1  # but not the blank lines right after the code before
-            starts.append(start)
+    for start in heads:
+        while start > 0 and (lines[start - 1].startswith("#") or not lines[start - 1].strip()):
+            start -= 1  # the comments above it, and the blank lines among them
+        while start < len(lines) and not lines[start].strip():
+            start += 1  # but not the blank lines right after the code before
+        starts.append(start)
     bounds = [0, *[s for s in starts if s > 0], len(lines)]
     return ["".join(lines[a:b]) for a, b in zip(bounds, bounds[1:]) if a < b]
 

@@ -32,6 +32,7 @@ GRADER = "reactlings"  # the package a cell imports to grade the notebook from i
 # or help (`?len`, `len?`, `len??`). Only where a statement starts: `% 7` inside a bracket or a
 # string is Python.
 NOTEBOOK_ONLY = re.compile(r"\s*(?:[\w.]+(?:\s*,\s*[\w.]+)*\s*=\s*)?[!%]|\s*\?|\s*[\w.]+\?\??\s*$")
+GRADER_MAGIC = re.compile(rf"%(?:load_ext\s+)?{GRADER}\b")
 FUTURE = re.compile(r"from\s+__future__\s+import\s+([\w\s,()]+?)\s*(?:#.*)?$")
 
 
@@ -84,26 +85,23 @@ class Program:
         if first.startswith("%%"):  # a cell magic: the whole cell is the magic's
             self._leave_out(cell, first)
             return
+        magics = []  # the lines only a notebook runs
         for number, line in enumerate(lines):
-            lines[number] = self._python(cell, lines[:number], line)
+            if NOTEBOOK_ONLY.match(line) and not _continues(lines[:number]):
+                magics.append(line.strip())
+                lines[number] = line[:len(line) - len(line.lstrip())] + "pass"  # its indentation kept
         kept = "\n".join(lines) + "\n"
-        if _calls_grader(kept):
-            return
+        if _calls_grader(kept) or any(GRADER_MAGIC.match(line) for line in magics):
+            return  # the grader's cell (%load_ext reactlings, %reactlings day06 too)
         if _awaits_at_top(kept):
             self._leave_out(cell, first)
             return
+        for line in magics:
+            self._leave_out(cell, line)
         start = len(self.origins)
         self.source += kept
         self.origins += [(cell, number) for number in range(1, len(lines) + 1)]
         self._enabled_futures(start)
-
-    def _python(self, cell: Cell, before: list[str], line: str) -> str:
-        """The line as Python: itself, or `pass` for a line only a notebook runs."""
-        if not NOTEBOOK_ONLY.match(line) or _continues(before):
-            return line
-        if GRADER not in line:  # %load_ext reactlings, %reactlings day06: the grader's own, unsaid
-            self._leave_out(cell, line.strip())
-        return line[:len(line) - len(line.lstrip())] + "pass"
 
     def _leave_out(self, cell: Cell, code: str) -> None:
         self.left_out.append((cell, code if len(code) <= 60 else code[:57] + "…"))
