@@ -122,7 +122,8 @@ def test_a_file_that_is_no_notebook_is_a_clear_error_in_both_languages(tmp_path,
 # ---------------------------------------------------------------- graded as the .py
 
 def report(result) -> str:
-    console = Console(file=io.StringIO(), width=100, highlight=False, color_system=None)
+    # whole lines: a citation of a cell is longer than one of a line, and would wrap elsewhere
+    console = Console(file=io.StringIO(), width=100, highlight=False, color_system=None, soft_wrap=True)
     print_report(result, "en", "validate.py", console=console)
     return console.file.getvalue()
 

@@ -5,6 +5,10 @@ the README's section on it), a first cell that installs the course and a last on
 Graded by `validate.py dayNN --file dayNN.ipynb` or by its own last cell, the notebook is the
 exercise file: its code cells, joined, are the template's code (its `if __name__ == "__main__":`
 part aside, which a notebook runs as soon as it is reached: a try-out for a terminal).
+
+The setup cell clones the course and installs it editable (`pip install -e`), not
+`pip install git+URL`: the lessons are files of the course's repository, which an installed
+package would not hold.
 """
 from __future__ import annotations
 
