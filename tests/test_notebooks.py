@@ -107,8 +107,10 @@ def test_a_traceback_cites_the_notebooks_cell_and_line(tmp_path):
 
 @pytest.mark.parametrize("content, problem", [
     ("not json at all", "does not appear to be JSON"),
-    ('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "extra": 1}', "Additional properties"),
-    ('{"cells": 3, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ""),
+    ('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "extra": 1}', "extra"),
+    ('{"cells": 3, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', "cells must be array"),
+    ('{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": 1}]}', "must be array"),
+    ("[1, 2]", "a notebook is a JSON object"),
 ])
 def test_a_file_that_is_no_notebook_is_a_clear_error_in_both_languages(tmp_path, content, problem):
     path = tmp_path / "work.ipynb"

@@ -177,12 +177,17 @@ def read_notebook(path: Path) -> Program:
     """The program of the notebook at `path`; a LessonError if it is none Jupyter could open."""
     import nbformat  # only for notebooks: grading a .py does without it
 
-    try:
-        notebook = nbformat.read(path, as_version=4)
-        nbformat.validate(notebook)
-    except nbformat.ValidationError as error:
-        raise LessonError("notebook_invalid", path=path, problem=error.message) from None
-    except (ValueError, KeyError, TypeError, AttributeError) as error:  # not JSON, not a notebook's shape
+    try:  # checked against the schema of its own format version, as saved, then read as version 4
+        text = Path(path).read_text(encoding="utf-8")
+        data = nbformat.reader.parse_json(text)
+        if not isinstance(data, dict):
+            raise ValueError("a notebook is a JSON object, with its cells")
+        schema = nbformat.validator.get_validator(*nbformat.reader.get_version(data))
+        problem = next(iter(schema.iter_errors(data)), None) if schema else None
+        if problem is not None:
+            raise ValueError(problem.message)
+        notebook = nbformat.reads(text, as_version=4)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:  # not UTF-8, not JSON, no notebook's shape
         raise LessonError("notebook_invalid", path=path, problem=str(error).splitlines()[0][:200]) from None
     program = Program(Path(path).name, Path(path))
     for number, cell in enumerate(notebook.cells, start=1):
