@@ -39,7 +39,7 @@ def check(lesson: str, seed: int = DEFAULT_SEED, lang: str | None = None) -> Non
     lang = lang or default_lang()
     # the report recorded, then shown at once as the cell's output: HTML in a notebook, text in a terminal
     console = Console(highlight=False, record=True, file=io.StringIO(), width=100, force_jupyter=False)
-    program = notebooks.from_history(list(shell.history_manager.input_hist_raw))
+    program = notebooks.from_history(list(shell.history_manager.input_hist_raw), shell.user_ns.get("__file__"))
     try:
         chosen = load_lesson(lesson)
     except LessonError as error:
@@ -53,7 +53,7 @@ def check(lesson: str, seed: int = DEFAULT_SEED, lang: str | None = None) -> Non
     from validator.runner import start_submission
 
     with notebooks.written(program, chosen.exercise.stem) as graded:
-        result = grade(chosen, graded, seed, start_submission(chosen, graded, seed))
+        result = grade(chosen, graded, seed, start_submission(chosen, graded, seed, program.file))
         result.notebook = program
     print_report(result, lang, f"reactlings.check({lesson!r})", console=console)
     shown(console)

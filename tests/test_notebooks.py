@@ -22,6 +22,7 @@ from validator.lessons import lesson_names, load_lesson
 from validator.notebooks import Cell, Program, from_history, read_notebook
 from validator.platforms import learners_readme
 from validator.report import gradescope, print_report
+from validator.runner import start_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
@@ -132,7 +133,7 @@ def report(result) -> str:
 
 def graded_notebook(lesson, path: Path):
     with notebooks.python_file(path) as (graded, notebook):
-        result = grade(lesson, graded)
+        result = grade(lesson, graded, 0, start_submission(lesson, graded, 0, notebook.file))
         result.notebook = notebook
     return result
 
@@ -175,17 +176,23 @@ def holdable(path: Path) -> bool:
 
 def corpus(sample: bool) -> list:
     files = [p for p in sorted(CORPUS.glob("*/*.py")) if holdable(p)]
-    if sample:  # a good file, a syntax error, a traceback, a hang at load: each way a report cites code
-        names = {"good_regex.py", "bad_syntax_error.py", "bad_unknown_tool_keyerror.py"}
-        files = [p for p in files if p.parent.name == "day06" and p.name in names]
+    if sample:  # a good file, a syntax error, a traceback, one that reads a file beside it at load
+        names = {"day06/good_regex.py", "day06/bad_syntax_error.py", "day06/bad_unknown_tool_keyerror.py",
+                 "day10/good_prices_read_at_import.py"}
+        files = [p for p in files if f"{p.parent.name}/{p.name}" in names]
     return [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in files]
 
 
-def same_grade_as_the_py(path: Path, tmp_path: Path) -> None:
+def same_grade_as_the_py(path: Path) -> None:
+    """The file and a notebook of its code beside it (so its code's __file__ is the file's own, as a
+    day10 file that reads the lesson's prices from there needs) get the same report."""
     lesson = load_lesson(path.parent.name)
     source = path.read_text(encoding="utf-8")
-    notebook, starts = as_notebook(source, tmp_path / f"{path.stem}.ipynb")
-    as_py, as_ipynb = grade(lesson, path), graded_notebook(lesson, notebook)
+    notebook, starts = as_notebook(source, path.with_suffix(".ipynb"))
+    try:
+        as_py, as_ipynb = grade(lesson, path), graded_notebook(lesson, notebook)
+    finally:
+        notebook.unlink()
     expected = in_cells(report(as_py), starts, path.stem).replace(
         f"file: {Path(path).relative_to(ROOT)}", "file: FILE")
     got = re.sub(r"file: \S+", "file: FILE", report(as_ipynb))
@@ -195,16 +202,16 @@ def same_grade_as_the_py(path: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", corpus(sample=True))
-def test_a_notebook_gets_the_report_of_the_same_code_as_a_py(path, tmp_path, monkeypatch):
+def test_a_notebook_gets_the_report_of_the_same_code_as_a_py(path, monkeypatch):
     monkeypatch.chdir(ROOT)
-    same_grade_as_the_py(path, tmp_path)
+    same_grade_as_the_py(path)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", corpus(sample=False))
-def test_every_corpus_file_as_a_notebook_gets_the_report_of_the_py(path, tmp_path, monkeypatch):
+def test_every_corpus_file_as_a_notebook_gets_the_report_of_the_py(path, monkeypatch):
     monkeypatch.chdir(ROOT)
-    same_grade_as_the_py(path, tmp_path)
+    same_grade_as_the_py(path)
 
 
 def test_a_syntax_error_is_said_with_its_cell_and_a_pip_cell_is_left_out(tmp_path):

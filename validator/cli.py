@@ -295,7 +295,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         if args.live:
             from .live import run_live  # only here: a one-shot grading does without its imports
             return run_live(lesson, graded, args.model, lang, terminal(args.command))
-        started = start_submission(lesson, graded, seed)
+        started = start_submission(lesson, graded, seed, notebook and notebook.file)
         from .grading import grade
         result = grade(lesson, graded, seed, started)
         result.notebook = notebook

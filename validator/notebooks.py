@@ -52,6 +52,7 @@ class Program:
     """The Python a notebook's code cells make, and where each of its lines came from."""
     name: str  # the notebook as a report names it
     path: Path | None = None  # its file; None for the cells run in this kernel
+    file: str | None = None  # the code's __file__: the .py it would be beside the notebook, or the kernel's
     source: str = ""
     origins: list[tuple[Cell, int]] = field(default_factory=list)  # line N of source: (its cell, its line there)
     left_out: list[tuple[Cell, str]] = field(default_factory=list)  # notebook-only code: its cell, its first line
@@ -189,17 +190,18 @@ def read_notebook(path: Path) -> Program:
         notebook = nbformat.reads(text, as_version=4)
     except (ValueError, KeyError, TypeError, AttributeError) as error:  # not UTF-8, not JSON, no notebook's shape
         raise LessonError("notebook_invalid", path=path, problem=str(error).splitlines()[0][:200]) from None
-    program = Program(Path(path).name, Path(path))
+    program = Program(Path(path).name, Path(path), str(Path(path).resolve().with_suffix(".py")))
     for number, cell in enumerate(notebook.cells, start=1):
         if cell.cell_type == "code":
             program.add(Cell(number), cell.source, cell.get("metadata", {}).get("tags", ()))
     return program
 
 
-def from_history(inputs: list[str]) -> Program:
+def from_history(inputs: list[str], file: object = None) -> Program:
     """The program of the cells run in this kernel, in the order they ran, each as typed: IPython's
-    history (`In`), where input N is the cell shown as In [N]."""
-    program = Program("this notebook")
+    history (`In`), where input N is the cell shown as In [N]. `file`: the kernel's __file__, if it
+    has one (a lesson notebook's setup cell gives it one), for the code to see as its own."""
+    program = Program("this notebook", file=file if isinstance(file, str) else None)
     for number, code in enumerate(inputs):
         program.add(Cell(number, executed=True), code or "")
     return program
