@@ -77,7 +77,8 @@ def test_a_percent_or_bang_inside_a_statement_is_python(tmp_path):
 
 def test_cells_tagged_or_marked_to_skip_and_the_graders_own_are_left_out_unsaid(tmp_path):
     program = program_of("a = 1", "b = 2", "# reactlings: skip\nc = 3", "import reactlings\nreactlings.check('day06')",
-                         "%load_ext reactlings\n%reactlings day06", "from reactlings import check", "d = 4",
+                         "%load_ext reactlings\n%reactlings day06", "from reactlings import check as grade_me",
+                         "grade_me('day06')", "d = 4",
                          tags={1: ["reactlings-skip"]}, tmp=tmp_path)
     assert program.source == "a = 1\nd = 4\n"
     assert program.left_out == []

@@ -56,6 +56,7 @@ class Program:
     source: str = ""
     origins: list[tuple[Cell, int]] = field(default_factory=list)  # line N of source: (its cell, its line there)
     left_out: list[tuple[Cell, str]] = field(default_factory=list)  # notebook-only code: its cell, its first line
+    grader_names: set[str] = field(default_factory=lambda: {GRADER})  # the names the notebook has for the grader
 
     def place(self, line: object) -> tuple[Cell, int] | None:
         if isinstance(line, int) and 1 <= line <= len(self.origins):
@@ -92,7 +93,7 @@ class Program:
                 magics.append(line.strip())
                 lines[number] = line[:len(line) - len(line.lstrip())] + "pass"  # its indentation kept
         kept = "\n".join(lines) + "\n"
-        if _calls_grader(kept) or any(GRADER_MAGIC.match(line) for line in magics):
+        if self._calls_grader(kept) or any(GRADER_MAGIC.match(line) for line in magics):
             return  # the grader's cell (%load_ext reactlings, %reactlings day06 too)
         if _awaits_at_top(kept):
             self._leave_out(cell, first)
@@ -104,6 +105,25 @@ class Program:
         self.origins += [(cell, number) for number in range(1, len(lines) + 1)]
         self._enabled_futures(start)
 
+    def _calls_grader(self, code: str) -> bool:
+        """Whether the cell imports the grader or uses a name it has for it (`reactlings.check`, or
+        `check` after `from reactlings import check`): it grades the notebook, and the graded
+        child has no grader to run. The names it binds to the grader's are remembered."""
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        found = False
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                module = getattr(node, "module", None) or ""
+                for alias in node.names:
+                    if GRADER in (module.split(".")[0], alias.name.split(".")[0]):
+                        found = True
+                        self.grader_names.add((alias.asname or alias.name).split(".")[0])
+            found = found or isinstance(node, ast.Name) and node.id in self.grader_names
+        return found
+
     def _leave_out(self, cell: Cell, code: str) -> None:
         self.left_out.append((cell, code if len(code) <= 60 else code[:57] + "…"))
 
@@ -111,7 +131,7 @@ class Program:
         """Jupyter compiles each cell apart, so a cell run again may repeat `from __future__ import
         annotations` after other code, which a file refuses: the repetition, which changes nothing
         (the feature is on already), becomes `pass`."""
-        lines = self.source.splitlines(keepends=True)
+        lines = re.findall(r"[^\n]*\n", self.source)  # as origins counts them
         earlier = {name for line in lines[:start] for name in _futures(line)}
         for number in range(start, len(lines)):
             names = _futures(lines[number])
@@ -138,22 +158,6 @@ def _continues(before: list[str]) -> bool:
     return False
 
 
-def _calls_grader(code: str) -> bool:
-    """Whether the cell imports or uses `reactlings`: a cell that grades the notebook, which the
-    graded child has no grader to run."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    for node in ast.walk(tree):
-        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-        if isinstance(node, ast.ImportFrom):
-            names = [node.module or ""]
-        if isinstance(node, ast.Name):
-            names = [node.id]
-        if any(name.split(".")[0] == GRADER for name in names):
-            return True
-    return False
 
 
 def _awaits_at_top(code: str) -> bool:
