@@ -255,16 +255,21 @@ def test_a_lessons_notebook_grades_as_its_template_and_with_the_solution_in_full
     untouched = graded_notebook(lesson, path)
     assert [(c.name, c.passed) for c in untouched.checks] == [(c.name, c.passed) for c in template.checks]
     assert untouched.score == template.score == 0
-    # the learner's work: each exercise cell as the solution has it (the template is the solution
-    # with its TODOs' code taken out, so the two files' top-level definitions match one to one)
-    solved = code_cells(without_main(lesson.solution.read_text(encoding="utf-8")))
-    exercise = [cell for cell in book.cells if cell.cell_type == "code" and not cell.metadata.get("tags")]
-    assert len(exercise) == len(solved)
-    for cell, code in zip(exercise, solved):
-        cell.source = code
-    nbformat.write(book, path)
+    nbformat.write(solved(lesson, book), path)
     result = graded_notebook(lesson, path)
     assert result.score == result.max_score, report(result)
+
+
+def solved(lesson, book):
+    """The lesson's notebook with the learner's work done: each exercise cell as the solution has
+    it (the template is the solution with its TODOs' code taken out, so the two files' top-level
+    definitions match one to one)."""
+    solution = code_cells(without_main(lesson.solution.read_text(encoding="utf-8")))
+    exercise = [cell for cell in book.cells if cell.cell_type == "code" and not cell.metadata.get("tags")]
+    assert len(exercise) == len(solution)
+    for cell, code in zip(exercise, solution):
+        cell.source = code
+    return book
 
 
 def test_a_lessons_notebook_teaches_each_todo_above_its_code():
@@ -296,15 +301,16 @@ def test_release_writes_the_notebooks_and_colab_badges(tmp_path):
 
 # ---------------------------------------------------------------- inside a real Jupyter kernel
 
-def executed(cells: list[str]) -> list[str]:
-    """Run the cells in a fresh Jupyter kernel started in the kit (so `reactlings` is this one);
-    the text of each cell's outputs."""
+def executed(cells) -> list[str]:
+    """Run the cells (code, or a whole notebook) in a fresh Jupyter kernel started in the kit (so
+    `reactlings` is this one); the text of each code cell's outputs."""
     nbclient = pytest.importorskip("nbclient", reason="the test extra: pip install -e '.[test]'")
-    book = v4.new_notebook(cells=[v4.new_code_cell(source) for source in cells])
+    book = cells if isinstance(cells, nbformat.NotebookNode) else \
+        v4.new_notebook(cells=[v4.new_code_cell(source) for source in cells])
     nbclient.NotebookClient(book, timeout=240, kernel_name="python3",
                             resources={"metadata": {"path": str(ROOT)}}).execute()
     return ["".join(out.get("text", "") or out.get("data", {}).get("text/plain", "") for out in cell.outputs)
-            for cell in book.cells]
+            for cell in book.cells if cell.cell_type == "code"]
 
 
 @pytest.mark.slow
@@ -320,3 +326,12 @@ def test_the_magic_in_a_kernel_shows_the_failing_todo_with_its_cell():
     outputs = executed(["%load_ext reactlings", *buggy, "%reactlings day06"])
     assert "first to fix: TODO 1.3" in outputs[-1]
     assert re.search(r'File "this notebook", In \[\d+\], line 3, in execute_tool', outputs[-1]), outputs[-1]
+
+
+@pytest.mark.slow
+def test_a_lessons_notebook_run_as_a_learner_runs_it_grades_itself():
+    """Run all, as given (its setup cell finds the course installed: no clone), then with the work done."""
+    lesson, book = release_notebook("day06")
+    untouched = executed(book)[-1]
+    assert "0/25 · first to fix: TODO 1.2" in untouched and "not implemented yet (TODO 1.2)" in untouched
+    assert "25/25 · every check passes" in executed(solved(lesson, book))[-1]
