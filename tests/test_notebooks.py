@@ -194,12 +194,12 @@ def same_grade_as_the_py(path: Path) -> None:
         as_py, as_ipynb = grade(lesson, path), graded_notebook(lesson, notebook)
     finally:
         notebook.unlink()
+    py_tests, notebook_tests = gradescope(as_py, "en")["tests"], gradescope(as_ipynb, "en")["tests"]
+    assert [(t["name"], t["score"]) for t in notebook_tests] == [(t["name"], t["score"]) for t in py_tests]
     expected = in_cells(report(as_py), starts, path.stem).replace(
         f"file: {Path(path).relative_to(ROOT)}", "file: FILE")
     got = re.sub(r"file: \S+", "file: FILE", report(as_ipynb))
     assert got == expected
-    py_tests, notebook_tests = gradescope(as_py, "en")["tests"], gradescope(as_ipynb, "en")["tests"]
-    assert [(t["name"], t["score"]) for t in notebook_tests] == [(t["name"], t["score"]) for t in py_tests]
 
 
 @pytest.mark.parametrize("path", corpus(sample=True))
