@@ -4,7 +4,6 @@ and as the release writes one per lesson (validator/lesson_notebooks.py)."""
 from __future__ import annotations
 
 import io
-import json
 import re
 import subprocess
 import sys
