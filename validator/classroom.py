@@ -40,7 +40,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mock_llm import DEFAULT_SEED
 
-from . import overrides
+from . import jail, overrides
 from .copies import look_at
 from .gradebooks import by_name, class_summary, print_summary, summary_html, todo_points, write_gradebooks
 from .lessons import Lesson, LessonError, say

@@ -13,6 +13,7 @@
     python validate.py shard-recipe github|kubernetes|slurm      a ready file that grades a class in shards there
     python validate.py override GRADES STUDENT TARGET POINTS    overrule the grader: a TODO's or a check's points
     python validate.py release --out DIR                         the learners' copy of the course
+    python validate.py release --out DIR --notebooks --repo URL  … with a notebook per lesson (Jupyter, Colab)
     python validate.py gradescope day06 --out autograder.zip     a Gradescope autograder
     python validate.py prairielearn day06 --out DIR --image NAME  a PrairieLearn question
     python validate.py github-classroom --out classroom.yml      a GitHub Classroom workflow
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 
-from . import jail, workspace
+from . import jail, notebooks, workspace
 from .artifacts import page_path, send_otel, write_otel_file, write_results, write_trace_page
 from .console import shown_path, stderr
 from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
@@ -149,6 +150,12 @@ def command_parser(command: str) -> argparse.ArgumentParser:
             "github-classroom": ("FILE.yml", "the workflow to commit as .github/workflows/classroom.yml")}
     if command in outs:
         p.add_argument("--out", type=Path, required=True, metavar=outs[command][0], help=outs[command][1])
+    if command == "release":
+        p.add_argument("--notebooks", action="store_true",
+                       help="also write notebooks/dayNN.ipynb per lesson (Jupyter, Colab), installing the course "
+                            "from --repo")
+        p.add_argument("--repo", metavar="URL", help="the git URL learners get the course from "
+                                                      "(https://github.com/OWNER/NAME: Colab badges too)")
     if command == "github-classroom":
         p.add_argument("lessons", nargs="*", help="default: every lesson")
     if command == "gradescope":
@@ -244,7 +251,10 @@ def main(argv: list[str] | None = None) -> int:
             return reset(load_lesson(args.lesson), console, lang, args.yes)
         if args.command == "release":
             from .platforms import release
-            console.print(say("released", lang, path=release(args.out)), markup=False)
+            if args.notebooks and not args.repo:
+                raise LessonError("notebooks_need_repo")
+            console.print(say("released", lang, path=release(args.out, args.repo if args.notebooks else None)),
+                          markup=False)
             return 0
         if args.command == "gradescope":
             from .platforms import gradescope_bundle
@@ -359,24 +369,34 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         path = my_copy(lesson, lang)
     if not Path(path).is_file():
         raise LessonError("no_such_file", path=path)
-    if Path(path).resolve().suffix not in importlib.machinery.SOURCE_SUFFIXES:  # what Python imports, by name
+    suffix = Path(path).resolve().suffix
+    if suffix not in importlib.machinery.SOURCE_SUFFIXES and not notebooks.is_notebook(path):  # what Python imports
         raise LessonError("not_python_file", path=path)
     # someone else's code: say what the sandbox can't enforce
     if args.file or args.submission or args.require_isolation:
         isolation_notice(args.require_isolation, lang)
-    if args.live:
-        from .live import run_live  # only here: a one-shot grading does without its imports
-        return run_live(lesson, path, args.model, lang, terminal(args.command))
     page = page_path(args.html, lesson, path)  # a bad PATH is said before the grading, not after
     page_path(args.otel or None, lesson, path, "--otel")  # nor is a trace file ever the code
-    started = start_submission(lesson, path, seed)
-    from .grading import grade
+    with notebooks.python_file(path) as (graded, notebook):  # a notebook: its code cells as a .py
+        if args.live:
+            from .live import run_live  # only here: a one-shot grading does without its imports
+            return run_live(lesson, graded, args.model, lang, terminal(args.command))
+        started = start_submission(lesson, graded, seed, notebook and notebook.file)
+        from .grading import grade
+        console = terminal(args.command)
+        result = grade(lesson, graded, seed, started)
+        result.notebook = notebook
+        if shown is not None:
+            from .workers import name_as_submitted
+            name_as_submitted(result, shown)
+        return reported(result, args, argv, lang, console, page, mine, seed)
+
+
+def reported(result, args, argv: list[str], lang: str, console, page: Path | None, mine: bool, seed: int) -> int:
+    """A grading's report and the files it writes besides (while a notebook's graded .py is still
+    there: its hash is the run's version); its exit status."""
     from .report import print_report
-    console = terminal(args.command)
-    result = grade(lesson, path, seed, started)
-    if shown is not None:
-        from .workers import name_as_submitted
-        name_as_submitted(result, shown)
+    lesson = result.lesson
     if page is not None:
         write_trace_page(result, lang, page, args.open)
     if args.otel:

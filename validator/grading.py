@@ -12,6 +12,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +21,9 @@ from mock_llm import DEFAULT_SEED, LessonWorld
 from .checking import AgentRun, Fail, Learner
 from .lessons import Lesson, LessonError
 from .runner import Submission, start_submission
+
+if TYPE_CHECKING:
+    from .notebooks import Program
 
 
 @dataclass
@@ -41,6 +45,7 @@ class Grade:
     seed: int
     checks: list[CheckResult]
     seconds: float = 0.0
+    notebook: Program | None = None  # the notebook whose code `path` holds (notebooks.py)
 
     @property
     def score(self) -> int:

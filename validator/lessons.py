@@ -156,6 +156,8 @@ def say(key: str, lang: str, source: Lesson | None = None, /, **params) -> str:
     """The message `key` in `lang`, from the lesson's messages (source) or the validator's."""
     entry = (source.messages if source else {}).get(key) or catalog().get(key) or {"en": key}
     text = entry.get(lang) or entry["en"]
+    if "{where}" in text and "where" not in params:  # a line of the learner's file: `line` says which
+        params["where"] = say("where_line", lang, line=params.get("line", "?"))
     return string.Formatter().vformat(text, (), _Keep(_told_apart(text, params)))
 
 

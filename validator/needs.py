@@ -7,7 +7,7 @@ messages.yaml can't be read without the yaml package. This module imports nothin
 import contextlib
 import sys
 
-PACKAGES = ("yaml", "rich", "pytest", "watchfiles", "openai", "jsonschema")  # pyproject.toml's
+PACKAGES = ("yaml", "rich", "pytest", "watchfiles", "openai", "jsonschema", "nbformat")  # pyproject.toml's
 
 
 @contextlib.contextmanager

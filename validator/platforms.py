@@ -21,9 +21,9 @@ import zipfile
 from pathlib import Path
 
 from . import workspace
-from .lessons import ROOT, Lesson, LessonError
+from .lessons import ROOT, Lesson, LessonError, lesson_names, load_lesson
 
-SHIPPED = ["README.md", "pyproject.toml", "validate.py", ".gitignore", "lessons", "validator", "mock_llm"]
+SHIPPED = ["README.md", "pyproject.toml", "validate.py", ".gitignore", "lessons", "validator", "mock_llm", "reactlings"]
 NEVER = {"__pycache__", ".pytest_cache", workspace.FOLDER}
 
 # Markers in the kit's README.md: a block between KIT_ONLY's lines is left out of the learners'
@@ -31,6 +31,7 @@ NEVER = {"__pycache__", ".pytest_cache", workspace.FOLDER}
 # the kit's README (not rendered) and plain text in theirs. Each marker is a line of its own.
 KIT_ONLY = ("<!-- kit only -->", "<!-- end kit only -->")
 LEARNERS_ONLY = ("<!-- learners only", "-->")
+NOTEBOOKS = "<!-- notebooks -->"  # the line of the README where a release with notebooks links them
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder image.
@@ -125,9 +126,15 @@ def grader_failed(failed_results: str) -> str:
     return GRADER_FAILED + failed_results + GRADER_FAILED_WRITE
 
 
-def release(out: Path) -> Path:
-    """Write the learners' copy of the course to `out` (see new_folder)."""
-    return new_folder(out, write_course)
+def release(out: Path, notebooks_from: str | None = None) -> Path:
+    """Write the learners' copy of the course to `out` (see new_folder). `notebooks_from`: the git
+    URL learners will clone the course from; the copy then also holds notebooks/dayNN.ipynb, each
+    installing the course from there (lesson_notebooks.py)."""
+    def fill(folder: Path) -> None:
+        write_course(folder, notebooks_from)
+        if notebooks_from:
+            write_notebooks(folder, notebooks_from)
+    return new_folder(out, fill)
 
 
 def new_folder(out: Path, fill) -> Path:
@@ -146,14 +153,41 @@ def new_folder(out: Path, fill) -> Path:
     return out
 
 
-def write_course(out: Path) -> Path:
+def write_notebooks(course: Path, repo: str) -> None:
+    """Each lesson of the course in `course` as notebooks/dayNN.ipynb, installing the course from `repo`."""
+    import nbformat
+
+    from .lesson_notebooks import lesson_notebook
+
+    (course / "notebooks").mkdir()
+    for name in lesson_names():
+        readme = (course / "lessons" / name / "README.md").read_text(encoding="utf-8")
+        nbformat.write(lesson_notebook(load_lesson(name), readme, repo), course / "notebooks" / f"{name}.ipynb")
+
+
+def notebook_links(repo: str) -> str:
+    """The README's list of the notebooks, each with its Colab badge (for a course on GitHub)."""
+    from .lesson_notebooks import colab_link
+
+    links = []
+    for name in lesson_names():
+        badge = colab_link(repo, name)
+        links.append(f"- `notebooks/{name}.ipynb` · {load_lesson(name).title['en']}" + (f" {badge}" if badge else ""))
+    return "\n".join(links) + "\n"
+
+
+def write_course(out: Path, notebooks_from: str | None = None) -> Path:
     """The learners' copy in `out`, a folder to be made: the shipped files, with the READMEs (the
-    kit's and the lessons') and .gitignore made for learners."""
+    kit's and the lessons') and .gitignore made for learners; its README lists the notebooks
+    installing the course from `notebooks_from` (release --notebooks)."""
     out.mkdir(parents=True, exist_ok=True)
     for name in SHIPPED:
         source = ROOT / name
-        if name in FOR_LEARNERS:
-            (out / name).write_text(FOR_LEARNERS[name](source.read_text(encoding="utf-8")), encoding="utf-8")
+        if name == "README.md":
+            links = notebook_links(notebooks_from) if notebooks_from else ""
+            (out / name).write_text(learners_readme(source.read_text(encoding="utf-8"), links), encoding="utf-8")
+        elif name == ".gitignore":
+            (out / name).write_text(learners_gitignore(source.read_text(encoding="utf-8")), encoding="utf-8")
         elif source.is_dir():
             shutil.copytree(source, out / name, ignore=shutil.ignore_patterns(*NEVER, "*.pyc"))
         elif source.is_file():
@@ -163,8 +197,9 @@ def write_course(out: Path) -> Path:
     return out
 
 
-def learners_readme(text: str) -> str:
-    """The kit's README.md as learners get it: KIT_ONLY blocks out, LEARNERS_ONLY blocks in."""
+def learners_readme(text: str, notebooks: str = "") -> str:
+    """The kit's README.md as learners get it: KIT_ONLY blocks out, LEARNERS_ONLY blocks in, the
+    NOTEBOOKS line replaced by `notebooks` (the list of a release's notebooks, or nothing)."""
     ends = {KIT_ONLY[0]: KIT_ONLY[1], LEARNERS_ONLY[0]: LEARNERS_ONLY[1]}
     kept, block = [], None
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
@@ -176,7 +211,7 @@ def learners_readme(text: str) -> str:
         elif marker in (*ends, KIT_ONLY[1]):
             raise LessonError(f"README.md:{number}: {marker} inside another block, or without its start")
         elif block != KIT_ONLY[0]:
-            kept.append(line)
+            kept.append(notebooks if marker == NOTEBOOKS else line)
     if block is not None:
         raise LessonError(f"README.md: {block} is never closed")
     # a block left out leaves no run of blank lines behind it
@@ -189,8 +224,6 @@ def learners_gitignore(text: str) -> str:
     kept = [line for line in text.splitlines() if line.strip() != f"{workspace.FOLDER}/"]
     return "\n".join(kept + [f"{workspace.FOLDER}/{name}" for name in workspace.BOOKKEEPING]) + "\n"
 
-
-FOR_LEARNERS = {"README.md": learners_readme, ".gitignore": learners_gitignore}
 
 
 def check_output_file(out: Path, suffixes: tuple[str, ...]) -> None:

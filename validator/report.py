@@ -26,14 +26,19 @@ def failure_text(check: CheckResult, grade: Grade, lang: str) -> str:
     text in it is stripped of control characters, so it can't draw over the report."""
     if check.passed or check.failure is None:
         return ""
-    message = say(check.failure.key, lang, grade.lesson, **check.failure.params)
+    params = check.failure.params
+    where = grade.notebook and grade.notebook.where(params.get("line"), lang)
+    message = say(check.failure.key, lang, grade.lesson, **(dict(params, where=where) if where else params))
     return clean(_named(message + ("\n" + check.failure.detail.rstrip() if check.failure.detail else ""), grade))
 
 
 def _named(text: str, grade: Grade) -> str:
     """The text with the absolute path the learner's file was loaded from (a traceback's frames)
-    as the file's name alone: the same report wherever the file lies. A class run has named the
-    file already, by its path in the submissions folder (workers.name_as_submitted)."""
+    as the file's name alone: the same report wherever the file lies; a notebook's lines as its
+    cells' (`File "work.ipynb", cell 4, line 2`). A class run has named the file already, by its
+    path in the submissions folder (workers.name_as_submitted)."""
+    if grade.notebook is not None:
+        text = grade.notebook.cite(text, grade.path)
     return text.replace(str(grade.path), grade.path.name) if grade.path.is_absolute() else text
 
 
@@ -101,9 +106,16 @@ def print_report(grade: Grade, lang: str, command: str | None, trace: str | None
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
     console.print(Text(f"{grade.score}/{grade.max_score} · ", style="bold") + Text(summary))
-    console.print(Text(f"{say('report_file', lang)}{display_path(grade.path)}"  # one line: a path to copy
+    notebook = grade.notebook
+    shown = display_path(notebook.path) if notebook and notebook.path else notebook.name if notebook else \
+        display_path(grade.path)
+    console.print(Text(f"{say('report_file', lang)}{shown}"  # one line: a path to copy
                        + (f"   {say('report_seed', lang)}{grade.seed}" if show_seed else ""), style="dim"),
                   soft_wrap=True)
+    if notebook and notebook.left_out:
+        cells = ", ".join(say("report_left_out_one", lang, cell=cell.said(lang), code=clean(code, None))
+                          for cell, code in notebook.left_out)
+        block(console, say("report_left_out", lang, cells=cells), 0, "dim")
     for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
         checks = list(checks)
         todo = lesson.todo(todo_id)

@@ -111,6 +111,7 @@ class Submission:
     import_timeout: float = 5.0
     model_function: str | None = "llm_call"
     sleep_given: bool = False  # the lesson hands its functions a `sleep`: time.sleep waits for nobody
+    file: str | None = None  # the file's __file__, if not its path: a notebook's code, the .py beside the notebook
     loading_session: Callable | None = None
     process: subprocess.Popen | None = None
     sock: socket.socket | None = None
@@ -240,7 +241,8 @@ class Submission:
         """Tell the child to import the file (once); loading is timed from now."""
         if not self.load_sent:
             self.load_sent = True
-            self._send({"op": "load", "model_function": self.model_function, "sleep_given": self.sleep_given})
+            self._send({"op": "load", "model_function": self.model_function, "sleep_given": self.sleep_given,
+                        **({"file": self.file} if self.file else {})})
             self.loading = busy.Limit(self.process.pid, self.import_timeout, BACKSTOP)
 
     def _start(self) -> Outcome | None:
@@ -537,10 +539,12 @@ def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=N
                       loading_session=lambda: world.protocol(loading, world.seed, budget=5))
 
 
-def start_submission(lesson: Lesson, path: Path, seed: int) -> tuple[LessonWorld, Submission]:
+def start_submission(lesson: Lesson, path: Path, seed: int, file: str | None = None) -> tuple[LessonWorld, Submission]:
     """The lesson's world at `seed`, and the learner's file at `path` started in its child: it
-    loads the file while the grader gets ready (its imports, pytest's start-up)."""
+    loads the file while the grader gets ready (its imports, pytest's start-up). `file`: its
+    __file__, if not `path` (a notebook's code, written elsewhere to be graded)."""
     world = load_world(lesson.folder, seed)
     submission = open_submission(lesson, world, Path(path).resolve())
+    submission.file = file
     submission.spawn()
     return world, submission

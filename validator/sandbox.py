@@ -3,6 +3,7 @@
 It needs only this file and wire.py. Messages, one JSON object per line (see wire.py):
 
     grader -> child   {"op": "load", "model_function": "llm_call", "sleep_given": false}   import the file
+                      (and "file": "/course/work.py", its __file__ if not its path: a notebook's code)
     child  -> grader  {"op": "ready"}  or  {"op": "import_failed", "error": {...}}
     grader -> child   {"op": "call", "call": 3, "func": "react_agent", "args": [...], "hang_spots": [[line]]}
     child  -> grader  {"op": "model", "id": 7, "payload": ...}    the learner's code called the model
@@ -208,6 +209,8 @@ class Child:
             time.sleep = self.graded_sleep  # before the file loads: `sleep=time.sleep` defaults take it
         spec = importlib.util.spec_from_file_location("submission", self.path)
         self.module = importlib.util.module_from_spec(spec)
+        if isinstance(request.get("file"), str):  # a notebook's code sees the .py it would be beside the notebook
+            self.module.__file__ = request["file"]
         sys.modules["submission"] = self.module
         spec.loader.exec_module(self.module)
         # After import, the learner's own names for the model: the lesson's model function is

@@ -105,7 +105,7 @@ def trace_page(grade: Grade, lang: str) -> str:
 <style>{STYLE}</style></head>
 <body><h1>{html.escape(lesson.name)} · {html.escape(lesson.title[lang])}</h1>
 <p class="meta">{page.say("report_score")}<b>{grade.score}/{grade.max_score}</b> · {page.say("report_file")}{
-    html.escape(clean(grade.path.name, None))}</p>
+    html.escape(clean(grade.notebook.name if grade.notebook else grade.path.name, None))}</p>
 <p class="meta">{page.say("page_legend")}</p>
 {"".join(body)}
 </body></html>

@@ -167,7 +167,8 @@ def messages_for(folder: Path | None) -> dict:
 def unfilled(key: str, given: set[str], messages: dict) -> set[str]:
     """The {placeholders} of message `key`, in any language, that a call giving `given` leaves empty."""
     entry = messages[key]
-    return set().union(*(field_names(entry[lang]) for lang in LANGS if entry.get(lang))) - given
+    needed = set().union(*(field_names(entry[lang]) for lang in LANGS if entry.get(lang))) - given
+    return needed - {"where"} if "line" in given else needed  # say() makes {where} of a line (notebooks)
 
 
 def message_key_problems(folder: Path) -> list[str]:
