@@ -94,7 +94,11 @@ def machine(tmp_path_factory) -> dict:
     # This Python, as a grading image's is: open to other users (a venv, say, under /root, is not)
     python = [(closed, entry) for place in (sys.executable, sys.base_prefix) for closed, entry in closed_above(place)]
     kept = [str(tmp_path_factory.getbasetemp()), sys.prefix, *sorted({e for _, e in python})]
-    emptied = [str(ROOT.parent), "/tmp", *sorted({c for c, _ in python})]
+    # other copies of the kit, open to all, wherever a checkout of it may lie on this machine (the
+    # attacks look there); not a folder above this one, which is emptied already
+    elsewhere = [d for d in ("/work", "/home", "/srv", "/opt")
+                 if Path(d).is_dir() and not ROOT.is_relative_to(d) and not Path(d).is_relative_to(ROOT.parent)]
+    emptied = [str(ROOT.parent), "/tmp", *elsewhere, *sorted({c for c, _ in python})]
     alone = ["unshare", "--mount", "sh", "-c", ALONE, "alone", *kept, "--", *emptied, "--"]
     return {"kit": kit, "env": env, "top": top, "alone": alone, "python": [*alone, "sh", "-c", THEN_LOOK, "look", sys.executable]}
 

@@ -103,8 +103,9 @@ class Workers:
             worker["process"].join()
 
     def stop(self) -> None:
+        for worker in self.workers:  # all at once: one waited for would give the others time to see
+            worker["process"].kill()  # the loss and save a grader failure (its fork server and children go with it)
         for worker in self.workers:
-            worker["process"].kill()  # its fork server and children go with it
             worker["process"].join()
 
     def _died(self, worker: dict, overran: bool = False) -> tuple[str, dict]:
