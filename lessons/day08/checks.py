@@ -337,7 +337,11 @@ def test_weather(learner, world):
 @check("3.1", points=1, en="two tools in a row: get_weather, then calculate (°C → °F)",
        zh="连续两个工具：先 get_weather，再 calculate（摄氏换华氏）")
 def test_two_tools(learner, world):
-    run = run_agent(learner, world, "fahrenheit")
+    expect_fahrenheit(run_agent(learner, world, "fahrenheit"), world)
+
+
+def expect_fahrenheit(run, world):
+    """The answer holds the hot city's temperature in °F, as calculate gives it."""
     celsius = first_number(world.weather[run.scenario.values["hot_city"]])
     expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
 
@@ -426,8 +430,7 @@ def test_survives_prompt_echo(learner, world):
        zh="回复一路编下去，编出好几轮直到答案：只有第一个请求算数")
 def test_survives_rambling(learner, world):
     run = run_agent(learner, world, "rambling")
-    celsius = first_number(world.weather[run.scenario.values["hot_city"]])
-    expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
+    expect_fahrenheit(run, world)
     explain(run)  # right answer, but was a made-up line sent back on the way?
 
 
