@@ -389,10 +389,10 @@ def grade_command(args, argv: list[str], lang: str) -> int:
         if shown is not None:
             from .workers import name_as_submitted
             name_as_submitted(result, shown)
-        return reported(result, args, argv, lang, console, page, mine, seed)
+        return reported(result, args, argv, lang, console, page, mine)
 
 
-def reported(result, args, argv: list[str], lang: str, console, page: Path | None, mine: bool, seed: int) -> int:
+def reported(result, args, argv: list[str], lang: str, console, page: Path | None, mine: bool) -> int:
     """A grading's report and the files it writes besides (while a notebook's graded .py is still
     there: its hash is the run's version); its exit status."""
     from .report import print_report

@@ -17,6 +17,7 @@ def stderr() -> Console:
 
 
 def shown_path(path: Path) -> str:
+    """Relative to here, as the learner would type it; whole where it can't be (another drive on Windows)."""
     try:
         return os.path.relpath(path)
     except ValueError:

@@ -3,7 +3,6 @@ JUnit XML. Nothing here depends on time or machine, so the same grade gives the 
 from __future__ import annotations
 
 import io
-import os
 import re
 import xml.etree.ElementTree as ET
 from itertools import groupby
@@ -14,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .grading import CheckResult, Grade
+from .console import shown_path
 from .lessons import say
 from .outcomes import Problem
 from .wire import printable
@@ -80,10 +80,7 @@ def first_failures(grade: Grade) -> dict[str, CheckResult]:
 
 def display_path(path: Path) -> str:
     """Relative to here, and printable: a file name may hold escape sequences."""
-    try:
-        return clean(os.path.relpath(path), None)
-    except ValueError:  # another drive on Windows
-        return clean(str(path), None)
+    return clean(shown_path(path), None)
 
 
 def print_report(grade: Grade, lang: str, command: str | None, trace: str | None = None,
@@ -100,6 +97,7 @@ def print_report(grade: Grade, lang: str, command: str | None, trace: str | None
         console.print(Text(f"{lesson.name} ") + score)
         return
     same = first_failures(grade)
+    unloaded = load_failure(grade)  # a hint can't help while the file does not load
     traced: set[str] = set()  # the checks whose runs --trace showed
     runs_shown: dict = {}  # each run shown, by its lines: the check it was shown under
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
@@ -138,7 +136,7 @@ def print_report(grade: Grade, lang: str, command: str | None, trace: str | None
                 runs = traced_runs(check, trace)
                 traced |= {check.name} if runs else set()
                 print_runs(console, runs, lang, runs_shown, check.title[lang])
-        if got < total and not load_failure(grade):  # a hint can't help while the file does not load
+        if got < total and not unloaded:
             block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
     if trace is not None and not traced:
         scenarios = sorted({run.scenario.name for check in grade.checks for run in check.runs})
