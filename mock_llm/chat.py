@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import urlsplit
 
-from validator.wire import loads
+from validator.child.wire import loads
 
 from .scenarios import Scenario
 from .session import NetworkFault, Session, message_text

@@ -23,7 +23,7 @@ from .scenarios import Scenario
 
 
 class Refusal(Exception):
-    """The model will not answer: the learner's call ends with `problem` (see validator/runner.py)."""
+    """The model will not answer: the learner's call ends with `problem` (see validator/grading/runner.py)."""
     problem = "refused"
 
 

@@ -9,7 +9,7 @@ What is graded is the code of the cells run in this kernel, as typed, in the ord
 IPython's history (`In`), cell In [N] as Jupyter shows it. That is what the notebook's functions
 are now, and it is there wherever a kernel runs: Colab and VS Code give a kernel no path to its
 notebook, and a notebook's file may be saved out of step with what ran. It is graded as
-`validate.py LESSON --file work.ipynb` grades a notebook (validator/notebooks.py): written to a
+`validate.py LESSON --file work.ipynb` grades a notebook (validator/grading/notebooks.py): written to a
 .py and run in the jailed child, never in this kernel.
 """
 from __future__ import annotations
@@ -19,8 +19,7 @@ import io
 import shlex
 
 from mock_llm import DEFAULT_SEED
-
-from validator import notebooks
+from validator.grading import notebooks
 from validator.lessons import LessonError, default_lang, load_lesson, said, say
 
 __all__ = ["check", "load_ipython_extension"]
@@ -48,9 +47,9 @@ def check(lesson: str, seed: int = DEFAULT_SEED, lang: str | None = None) -> Non
     if not program.source.strip():
         console.print(say("notebook_no_code", lang), style="red", markup=False)
         return shown(console)
-    from validator.grading import grade
-    from validator.report import print_report
-    from validator.runner import start_submission
+    from validator.grading.grade import grade
+    from validator.grading.report import print_report
+    from validator.grading.runner import start_submission
 
     with notebooks.written(program, chosen.exercise.stem) as graded:
         result = grade(chosen, graded, seed, start_submission(chosen, graded, seed, program.file))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.audit import THRESHOLD, Mutant, audit, judge, make_mutants, passed, sample
+from validator.authoring.audit import THRESHOLD, Mutant, audit, judge, make_mutants, passed, sample
 from validator.lessons import lesson_names, load_lesson
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from validator import jail
+from validator.isolation import jail
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions" / "day06"

@@ -27,7 +27,7 @@ TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
 @functools.cache
 def day06_points() -> dict[str, int]:
     """Each TODO's points, as day06's checks declare them."""
-    from validator.gradebooks import todo_points
+    from validator.instructor.gradebooks import todo_points
     from validator.lessons import load_lesson
     return todo_points(load_lesson("day06"))
 
@@ -35,7 +35,7 @@ def day06_points() -> dict[str, int]:
 def grade_class(submissions: Path, out: Path, *extra: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """validate.py grade, as an instructor runs it. Where the jail can't be built (macOS), with the
     instructor's opt-out: what these tests try is the class run, not the jail (test_isolation.py)."""
-    from validator import jail
+    from validator.isolation import jail
     env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
     env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
     unjailed = ["--allow-unisolated"] if jail.unavailable_reason() else []
@@ -48,7 +48,7 @@ def _grade_here(submissions: Path, out: Path, lang: str = "en") -> tuple[int, st
     """validate.py grade in this process (its workers are forks of it): the exit status and what it printed."""
     from rich.console import Console
 
-    from validator import classroom
+    from validator.instructor import classroom
     from validator.lessons import load_lesson
     printed = io.StringIO()
     code = classroom.grade_class(load_lesson("day06"), submissions, out, 0, 2, lang,
@@ -262,7 +262,7 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
 
 @pytest.mark.slow
 def test_a_worker_that_dies_costs_only_the_student_it_was_grading_who_is_graded_again_next_run(tmp_path, monkeypatch):
-    from validator import workers
+    from validator.instructor import workers
     subs = _class_of(tmp_path / "subs", 4)
     summarise = workers.summarise
 
@@ -357,7 +357,7 @@ def _book(out: Path) -> dict[str, dict]:
 
 
 def _found(subs: Path, tmp_path: Path) -> tuple[dict, list[str]]:
-    from validator import submissions
+    from validator.instructor import submissions
     from validator.lessons import load_lesson
     staging = tmp_path / "staging"
     staging.mkdir()
@@ -414,7 +414,7 @@ def test_of_several_candidate_files_the_students_own_is_graded_and_named(odd):
 
 
 def test_exercise_file_skips_a_cloned_kits_lessons_and_untouched_templates_then_takes_the_shallowest(tmp_path):
-    from validator.submissions import exercise_file
+    from validator.instructor.submissions import exercise_file
     from validator.lessons import load_lesson
     lesson, kit = load_lesson("day06"), tmp_path / "kit"
     for name, source in (("lessons/day06/day06.py", TEMPLATE), ("backup/day06.py", TEMPLATE),
@@ -431,7 +431,7 @@ def test_exercise_file_skips_a_cloned_kits_lessons_and_untouched_templates_then_
 def test_folder_names_are_unique_safe_and_the_same_on_every_run():
     import unicodedata
 
-    from validator.submissions import folder_names
+    from validator.instructor.submissions import folder_names
     files = ["bob smith.py", "bob_smith.py", "Ann.py", "ann.zip", "zoë.py", "zoe\u0308.zip", "chloé", "ｂｏｂ.py",
              os.fsdecode(b"bad\xffname.py"), "a:b.py", "bob.py", "bob.zip"]
     found = {file: file.rsplit(".", 1)[0] if file.endswith((".py", ".zip")) else file for file in files}
@@ -526,7 +526,7 @@ def test_outputs_are_the_same_bytes_from_any_working_folder(odd, tmp_path):
 @LINUX
 @pytest.mark.slow
 def test_a_rerun_grades_nothing_and_copy_detection_reads_no_file(odd, monkeypatch):
-    from validator import workers
+    from validator.instructor import workers
     subs, out, _ = odd
 
     def read_again(path):
@@ -550,16 +550,16 @@ def test_a_deleted_output_is_made_again(classroom):
 
 
 def test_the_key_covers_every_input_of_the_outputs():
-    from validator.workers import grading_inputs
+    from validator.instructor.workers import grading_inputs
     from validator.lessons import load_lesson
     inputs = grading_inputs(load_lesson("day06"))
-    for name in ("validator/messages.yaml", "validator/report.py", "mock_llm/__init__.py", "day06/lesson.yaml",
+    for name in ("validator/messages.yaml", "validator/grading/report.py", "mock_llm/__init__.py", "day06/lesson.yaml",
                  "day06/checks.py", "day06/day06.py"):
         assert name in inputs
 
 
 def test_an_out_folder_that_is_the_submissions_or_inside_a_submission_is_refused(tmp_path):
-    from validator.classroom import grade_class as grade
+    from validator.instructor.classroom import grade_class as grade
     from validator.lessons import LessonError, load_lesson
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
@@ -592,7 +592,7 @@ def test_lang_zh_speaks_chinese_on_the_terminal_and_in_every_gradebook(tmp_path)
 
 
 def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
-    from validator import copies, submissions, workers
+    from validator.instructor import copies, submissions, workers
     from validator.lessons import load_lesson
     files = {"ann": TEMPLATE, "ben": TEMPLATE, "Cat": CORPUS / "good_regex.py", "dan": CORPUS / "good_regex.py",
              "eve": ROOT / "solutions" / "day06.py"}
@@ -607,7 +607,7 @@ def test_flags_speak_the_language_and_untouched_templates_are_no_copies():
 
 @pytest.mark.parametrize("stage", ["find_submissions", "look_at"])
 def test_ctrl_c_before_or_after_the_grading_loop_ends_the_run_cleanly(tmp_path, monkeypatch, stage):
-    from validator import classroom
+    from validator.instructor import classroom
     subs = tmp_path / "subs"
     (subs / "hank").mkdir(parents=True)  # nothing to grade: from finding straight to the flags
 
@@ -623,7 +623,7 @@ def test_ctrl_c_before_or_after_the_grading_loop_ends_the_run_cleanly(tmp_path, 
 
 
 def test_a_missing_or_file_submissions_path_is_said_so_and_makes_no_out_folder(tmp_path):
-    from validator.classroom import grade_class as grade
+    from validator.instructor.classroom import grade_class as grade
     from validator.lessons import LessonError, load_lesson
     (tmp_path / "alice.py").write_text("", encoding="utf-8")
     for path, said in ((tmp_path / "nowhere", "no such folder"), (tmp_path / "alice.py", "is a file, not a folder")):
@@ -687,7 +687,7 @@ class Tables(HTMLParser):
 
 
 def test_the_summary_page_counts_links_each_student_and_sets_flags_apart_from_notes():
-    from validator import gradebooks
+    from validator.instructor import gradebooks
     from validator.lessons import load_lesson
     lesson = load_lesson("day06")
     points = {"1.2": 2, "1.3": 3, "2.1": 4, "3.1": 6, "4.1": 8}

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from validator import cli, lessons
+from validator.authoring.templates import make_template
 from validator.lessons import LessonError, load_lesson
-from validator.templates import make_template
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
@@ -312,7 +312,7 @@ def test_unknown_lesson_lists_the_lessons(tmp_path, monkeypatch):
 
 
 def test_templates_are_up_to_date():
-    result = subprocess.run([sys.executable, "-m", "validator.templates", "--check"], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "validator.authoring.templates", "--check"], cwd=ROOT,
                             capture_output=True, text=True, encoding="utf-8")
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -365,7 +365,7 @@ def test_the_learner_edits_a_copy_that_the_kit_never_overwrites(tmp_path):
     assert copy.read_text(encoding="utf-8") == TEMPLATE.read_text(encoding="utf-8")
     assert "day06.py" in first.stdout and first.returncode == 1
     copy.write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")  # the learner's work
-    assert subprocess.run([sys.executable, "-m", "validator.templates"], cwd=ROOT).returncode == 0
+    assert subprocess.run([sys.executable, "-m", "validator.authoring.templates"], cwd=ROOT).returncode == 0
     passed = in_workspace(tmp_path, "day06")
     assert passed.returncode == 0
     assert copy.read_text(encoding="utf-8") == SOLUTION.read_text(encoding="utf-8")  # still theirs

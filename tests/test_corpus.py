@@ -32,9 +32,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from validator import jail
 from validator.authoring.corpus import declaration_problems, read_header
 from validator.authoring.rules import FULL_MARKS_SEEDS, corpus_rule
+from validator.isolation import jail
 from validator.lessons import lesson_names, load_lesson
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""validate.py dayNN --html: the graded run as a page, round by round (validator/trace_page.py)."""
+"""validate.py dayNN --html: the graded run as a page, round by round (validator/traces/page.py)."""
 import functools
 import os
 import re
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from validator.grading import grade
+from validator.grading.grade import grade
 from validator.lessons import load_lesson, say
-from validator.trace_page import MAX_PAGE_TEXT, trace_page
+from validator.traces.page import MAX_PAGE_TEXT, trace_page
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"

@@ -106,7 +106,7 @@ def test_every_check_has_a_title_in_every_language(folder):
 
 def code_files() -> list[tuple[Path, Path | None]]:
     """(source file, its lesson folder or None for the validator)."""
-    files = [(path, None) for path in sorted((ROOT / "validator").glob("*.py"))]
+    files = [(path, None) for path in sorted((ROOT / "validator").rglob("*.py"))]
     for folder in LESSON_DIRS:
         files.append((folder / lesson_data(folder).get("checks", "checks.py"), folder))
     return files

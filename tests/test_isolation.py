@@ -10,7 +10,7 @@ no forged score, no secret leaked, no process left, no file changed outside the 
 scratch /tmp, and a grader that always ends with a result. An attack reports what it managed
 through the value its get_tools_description returns, which results.json quotes ("ATTACK-RAN …").
 
-Linux with namespaces only (see validator/jail.py); elsewhere these tests are skipped.
+Linux with namespaces only (see validator/isolation/jail.py); elsewhere these tests are skipped.
 """
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator import forkserver, jail, jailer
-from validator.runner import Submission
+from validator.child import enter_jail
+from validator.grading.runner import Submission
+from validator.isolation import forkserver, jail
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
@@ -223,7 +224,7 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
     while not (daemon := [p for p in processes.living(str(file)) if processes.name(p) == "kworker/1:2"]):
         assert time.monotonic() < deadline, "the daemon never started"
         time.sleep(0.05)
-    launchers = [pid for pid in processes.children(grader.pid) if pid in processes.living("jailer")]
+    launchers = [pid for pid in processes.children(grader.pid) if pid in processes.living("enter_jail")]
     assert len(launchers) == 1
     daemon, launcher = processes.identity(daemon[0]), processes.identity(launchers[0])
     grader.kill()  # no cleanup: SIGKILL
@@ -236,7 +237,7 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
         assert time.monotonic() < deadline, (processes.state(daemon), processes.state(launcher))
         time.sleep(0.05)
     # The killed grader's cgroups are left behind, empty; the next grading sweeps them.
-    leftovers = [os.path.join(f, jailer.cgroup_name(launchers[0])) for f in jailer.cgroup_folders().values()]
+    leftovers = [os.path.join(f, enter_jail.cgroup_name(launchers[0])) for f in enter_jail.cgroup_folders().values()]
     grade(submit(tmp_path, None, "dave.py"), tmp_path / "dave.json")
     assert not any(os.path.exists(folder) for folder in leftovers)
 
@@ -323,7 +324,7 @@ def inside(request):
 
 def test_the_child_is_an_unprivileged_user_of_its_own(inside):
     seen = inside("identity")
-    assert (seen["uid"], seen["gid"]) == (jailer.LEARNER_UID, jailer.LEARNER_UID) and 0 not in seen["groups"]
+    assert (seen["uid"], seen["gid"]) == (enter_jail.LEARNER_UID, enter_jail.LEARNER_UID) and 0 not in seen["groups"]
     assert seen["caps"] == ["0000000000000000"] * 5 and seen["no_new_privs"] == "1"
     assert seen["hostname"] != socket.gethostname()
 
@@ -381,7 +382,7 @@ def test_the_child_has_no_network(inside):
 # ---------------------------------------------------------------- turned off, or required
 
 def test_isolation_off_is_said_and_required_is_an_error(tmp_path):
-    script = ("from validator import jail, runner\n"
+    script = ("from validator.grading import runner\nfrom validator.isolation import jail\n"
               "print(jail.unavailable_reason())\n"
               "jail.required = True\n"
               "try:\n    runner.Submission(runner.SANDBOX).spawn()\nexcept jail.Unavailable:\n    print('refused')\n")

@@ -2,7 +2,7 @@
 
 An import inside a function counts: a cycle hidden behind a late import is still a cycle (two
 modules that can't be read, or changed, one without the other). mock_llm is the lower layer: it
-may use the two leaves the grader's child runs on (validator.wire, validator.needs), which import
+may use the two leaves the grader's child runs on (validator.child.wire, validator.needs), which import
 nothing of the kit, and no other part of validator.
 """
 import ast
@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("validator", "mock_llm")
-LEAVES = {"validator.wire", "validator.needs"}  # what mock_llm may use of validator
+LEAVES = {"validator.child.wire", "validator.needs"}  # what mock_llm may use of validator
 
 
 def modules() -> dict[str, Path]:

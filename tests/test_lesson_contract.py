@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from mock_llm.registry import PROTOCOLS
-from validator import jail
 from validator.authoring import command as authors
 from validator.authoring import corpus, course, rules
+from validator.authoring.templates import make_template
+from validator.isolation import jail
 from validator.lessons import LANGS, LessonError, load_lesson
-from validator.templates import make_template
 
 ROOT = Path(__file__).resolve().parent.parent
 THROWAWAY = ROOT / "tests" / "lessons" / "day99_throwaway"
@@ -141,9 +141,9 @@ def test_the_root_readmes_course_table_is_the_lessons_own():
 
 def test_an_import_of_the_core_in_checks_is_named_with_its_line(tmp_path):
     checks = tmp_path / "checks.py"
-    checks.write_text("from validator.checking import check\nfrom validator.runner import Outcome\nimport mock_llm.chat\n",
+    checks.write_text("from validator.checking import check\nfrom validator.grading.runner import Outcome\nimport mock_llm.chat\n",
                       encoding="utf-8")
-    assert rules.checks_import_problems(checks) == ["checks.py:2 imports validator.runner",
+    assert rules.checks_import_problems(checks) == ["checks.py:2 imports validator.grading.runner",
                                                     "checks.py:3 imports mock_llm.chat"]
 
 

@@ -113,6 +113,7 @@ def test_the_served_mock_sends_a_429s_retry_after(server):
         urllib.request.urlopen(request, timeout=10)
     assert (refused.value.code, refused.value.headers["Retry-After"]) == (429, "3")
     import openai
+
     from mock_llm.http import openai_client
     client = openai_client(lesson)
     with pytest.raises(openai.RateLimitError) as limited:
@@ -276,12 +277,12 @@ def endpoint():
 
 
 def live_model(base_url, **kwargs):
-    from validator.live import LiveModel
+    from validator.learner.live import LiveModel
     return LiveModel(base_url, "sk-test", "real-model", **kwargs)
 
 
 def test_live_forwards_only_the_fields_the_lessons_use(endpoint):
-    from validator.live import MAX_TOKENS
+    from validator.learner.live import MAX_TOKENS
     base_url, seen = endpoint
     model = live_model(base_url)
     asked = {"model": "gpt-4-32k", "messages": [{"role": "user", "content": "hi"}], "temperature": 0,
@@ -411,7 +412,7 @@ def test_live_waits_as_long_as_the_learners_client_would(scripted):
     x-stainless-read-timeout); past it the client gets a timeout of its own, and the transcript
     says no answer came."""
     from mock_llm.session import NetworkFault
-    from validator.live import REQUEST_TIMEOUT, RUN_LIMIT, client_timeout
+    from validator.learner.live import REQUEST_TIMEOUT, RUN_LIMIT, client_timeout
     base_url, script, seen = scripted
     script.append((200, {}, {}, 30))  # a model that would take 30 s
     model = live_model(base_url)

@@ -1,6 +1,6 @@
-"""Notebooks: a notebook is graded exactly as the same code in a .py (validator/notebooks.py),
+"""Notebooks: a notebook is graded exactly as the same code in a .py (validator/grading/notebooks.py),
 from the command line, from inside a running notebook (reactlings.check, a real Jupyter kernel),
-and as the release writes one per lesson (validator/lesson_notebooks.py)."""
+and as the release writes one per lesson (validator/instructor/lesson_notebooks.py)."""
 from __future__ import annotations
 
 import io
@@ -14,14 +14,14 @@ import pytest
 from nbformat import v4
 from rich.console import Console
 
-from validator import notebooks
-from validator.grading import grade
-from validator.lesson_notebooks import code_cells, lesson_notebook, without_main
+from validator.grading import notebooks
+from validator.grading.grade import grade
+from validator.grading.notebooks import Cell, Program, from_history, read_notebook
+from validator.grading.report import gradescope, print_report
+from validator.grading.runner import start_submission
+from validator.instructor.lesson_notebooks import code_cells, lesson_notebook, without_main
+from validator.instructor.platforms import learners_readme
 from validator.lessons import lesson_names, load_lesson
-from validator.notebooks import Cell, Program, from_history, read_notebook
-from validator.platforms import learners_readme
-from validator.report import gradescope, print_report
-from validator.runner import start_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"

@@ -20,9 +20,9 @@ pytest.importorskip("opentelemetry.sdk", reason="needs opentelemetry-sdk (pyproj
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 
 from validator.lessons import say  # noqa: E402
-from validator.gen_ai_messages import MAX_TEXT, as_attribute, message  # noqa: E402
-from validator.otel import otlp_request  # noqa: E402
-from validator.trace_page import MAX_BLOCK  # noqa: E402
+from validator.traces.gen_ai_messages import MAX_TEXT, as_attribute, message  # noqa: E402
+from validator.traces.otel import otlp_request  # noqa: E402
+from validator.traces.page import MAX_BLOCK  # noqa: E402
 
 BAD = CORPUS / "day07" / "bad_pairs_by_position.py"
 sends = pytest.mark.skipif(importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is None,

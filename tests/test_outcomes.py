@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mock_llm import Refusal
-from validator import live  # noqa: F401  (its refusals are Refusal subclasses)
+from validator.learner import live  # noqa: F401  (its refusals are Refusal subclasses)
 from validator.lessons import catalog
 from validator.outcomes import Problem, Status
 

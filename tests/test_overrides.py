@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from test_classroom import CORPUS, ROOT, _grade_here, grade_class, rows
 
-from validator import classroom, workers
 from validator.cli import main
+from validator.instructor import classroom, workers
+from validator.instructor.overrides import FILE, Override, read
 from validator.lessons import LessonError, load_lesson
-from validator.overrides import FILE, Override, read
 
 LI = 'Li, "Lei" 李雷'  # a name a CSV must quote, with Chinese: its folder is a hashed one
 OUTPUTS = ("results.json", "feedback.txt")
@@ -214,7 +214,7 @@ def test_a_spreadsheets_csv_is_read_as_it_was_meant(tmp_path):
     assert read(tmp_path) == [Override(2, "bob", "2.1", 2.5, 'good "enough"; mostly'),
                               Override(4, "=HYPERLINK(x)", "test_runs_the_tool", 1, ""),
                               Override(5, "Jose\u0301", "2.1", 3, "")]
-    from validator.overrides import Class
+    from validator.instructor.overrides import Class
     students = Class([{"student": "José", "folder": "José"}, {"student": "=HYPERLINK(x)", "folder": "h~1"}])
     assert students.find("Jose\u0301")["student"] == "José" and students.find("h~1")["folder"] == "h~1"
 
@@ -274,7 +274,7 @@ def test_the_override_command_checks_what_it_saves_and_keeps_every_other_row(tmp
 
 
 def test_a_todos_override_decides_its_points_over_its_checks_and_decimals_add_up():
-    from validator.overrides import Target, overridden
+    from validator.instructor.overrides import Target, overridden
     lesson = load_lesson("day06")
     checks = [{"name": f"test_{n}", "todo": "2.1", "points": 1, "passed": n == "a", "title": n} for n in ("a", "b")]
     tests = [{"name": f"TODO 2.1 · {n}", "score": int(n == "a"), "max_score": 1, "status": "", "output": ""}

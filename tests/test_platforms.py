@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from validator.instructor.platforms import KIT_ONLY, LEARNERS_ONLY, learners_readme
 from validator.lessons import LessonError
-from validator.platforms import KIT_ONLY, LEARNERS_ONLY, learners_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def max_score(name: str) -> int:
     """A lesson's total, as its checks declare it."""
-    from validator.gradebooks import todo_points
+    from validator.instructor.gradebooks import todo_points
     from validator.lessons import load_lesson
     return sum(todo_points(load_lesson(name)).values())
 TEMPLATE = (ROOT / "lessons" / "day06" / "day06.py").read_text(encoding="utf-8")

@@ -2,8 +2,9 @@
 from calls made one after another by how many were held together, never by a clock."""
 import threading
 
-from mock_llm import load_world
 from processes import Lines
+
+from mock_llm import load_world
 
 Round = load_world("day11").module.Round
 
@@ -69,7 +70,7 @@ def test_a_sleeping_process_is_idle_and_a_spinning_one_is_not():
     import sys
     import time
 
-    from validator import busy
+    from validator.grading import busy
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
                                stdout=subprocess.PIPE, text=True)
     spinner = subprocess.Popen([sys.executable, "-c", "print('ready', flush=True)\nwhile True: pass"],

@@ -1,4 +1,4 @@
-"""validator.runner.Submission: a learner's file run in a child process, called function by function.
+"""validator.grading.runner.Submission: a learner's file run in a child process, called function by function.
 
 Each test writes a small "learner" file into tmp_path and calls its functions through Submission,
 the way the lesson checks do.
@@ -14,8 +14,10 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator import forkserver, runner
-from validator.runner import Record, Submission, Unawaited
+from validator.grading import runner
+from validator.child.wire import Record, Unawaited
+from validator.grading.runner import Submission
+from validator.isolation import forkserver
 
 LEARNER = '''
 import asyncio

@@ -35,7 +35,7 @@ def validate(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subproces
 
 def unjailed() -> list[str]:
     """Where the jail can't be built (macOS), the instructor's opt-out: these tests try the shards."""
-    from validator import jail
+    from validator.isolation import jail
     return ["--allow-unisolated"] if jail.unavailable_reason() else []
 
 
@@ -98,15 +98,15 @@ def graded(tmp_path_factory):
 # ---------------------------------------------------------------- which student a shard grades
 
 def test_a_students_shard_is_drawn_from_their_name_alone_and_the_same_everywhere():
-    from validator.submissions import same_name
-    from validator.shards import shard_of
+    from validator.instructor.shards import shard_of
+    from validator.instructor.submissions import same_name
     # SHA-256 of the name: these numbers hold on every machine and Python, for good
     assert [shard_of(same_name(n), 3) for n in ("alice", "zoe", "dave", "Erin", "erin")] == [3, 1, 2, 1, 1]
     assert shard_of(same_name("Bob"), 7) == shard_of(same_name("bob"), 7)  # one name to a reader: one shard
 
 
 def test_shards_stay_put_when_students_are_added_and_share_the_class_roughly_evenly():
-    from validator.shards import shard_of
+    from validator.instructor.shards import shard_of
     names = [f"student{n}" for n in range(1000)]
     first = {name: shard_of(name, 10) for name in names[:500]}
     assert {name: shard_of(name, 10) for name in names[:500]} == first  # the other 500 change nothing
@@ -115,9 +115,9 @@ def test_shards_stay_put_when_students_are_added_and_share_the_class_roughly_eve
 
 
 def test_discovery_gives_each_student_the_same_shard_whoever_else_hands_in(tmp_path):
-    from validator.submissions import find_submissions
+    from validator.instructor.shards import Shard
+    from validator.instructor.submissions import find_submissions
     from validator.lessons import load_lesson
-    from validator.shards import Shard
 
     def shards_of(subs: Path, staging: Path) -> dict[str, int]:
         staging.mkdir()
@@ -147,7 +147,7 @@ def test_discovery_gives_each_student_the_same_shard_whoever_else_hands_in(tmp_p
                 "SLURM_ARRAY_TASK_COUNT": "3"}, (3, 3)),
 ])
 def test_shard_from_the_command_line_or_the_engines_variables(given, environ, expected):
-    from validator.shards import parse_shard
+    from validator.instructor.shards import parse_shard
     shard = parse_shard(given, environ)
     assert (shard.index, shard.count) == expected
 
@@ -169,8 +169,8 @@ SLURM_1_TO_3 = {"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_
     ("auto/4", SLURM_1_TO_3, "shard_count_differs"),
 ])
 def test_a_bad_shard_is_refused_with_what_to_give(given, environ, key):
+    from validator.instructor.shards import parse_shard
     from validator.lessons import LessonError
-    from validator.shards import parse_shard
     with pytest.raises(LessonError) as refused:
         parse_shard(given, environ)
     assert refused.value.key == key
@@ -330,9 +330,9 @@ def test_merge_copies_nothing_outside_its_folder_whatever_a_shard_file_says(grad
 def test_a_shard_stopped_before_its_end_leaves_nothing_to_merge(graded, tmp_path):
     from rich.console import Console
 
-    from validator import classroom
+    from validator.instructor import classroom
+    from validator.instructor.shards import SHARD_FILE, Shard
     from validator.lessons import load_lesson
-    from validator.shards import SHARD_FILE, Shard
     folder, subs, one, shards, _ = graded
     shard = tmp_path / "shard-1"
     shutil.copytree(shards[0], shard)

@@ -1,4 +1,4 @@
-"""Isolation by user only (validator/jail.py's second level), proved as test_isolation.py proves the
+"""Isolation by user only (validator/isolation/jail.py's second level), proved as test_isolation.py proves the
 jail: the untouched template with an attack of tests/adversarial/ appended, graded as an instructor
 grades on Gradescope or PrairieLearn (root; the seed in $REACTLINGS_SEED, never on the command line;
 --require-isolation), and every test asserts that it gained nothing.
@@ -33,7 +33,8 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator import jail, jailer
+from validator.child import enter_jail
+from validator.isolation import jail
 
 ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
@@ -140,7 +141,7 @@ def test_a_machine_with_a_network_is_refused_the_level_with_the_reason(machine, 
     (tmp_path / "lo").touch()
     (tmp_path / "eth0").touch()
     env = dict(machine["env"], **{jail.NET_VARIABLE: str(tmp_path)})
-    said = subprocess.run([sys.executable, "-c", "from validator import jail; print(jail.unavailable_reason())"],
+    said = subprocess.run([sys.executable, "-c", "from validator.isolation import jail; print(jail.unavailable_reason())"],
                           cwd=machine["kit"], env=env, capture_output=True, text=True, timeout=60).stdout
     assert "network interfaces besides loopback (eth0)" in said and said.startswith("isolation unavailable"), said
     refused = subprocess.run([sys.executable, "validate.py", "day06", "--solution", "--require-isolation"],
@@ -152,7 +153,7 @@ def test_a_kit_open_to_other_users_is_refused_the_level(machine):
     """The kit's checks would be readable by the child: graded from this folder, open to all."""
     if not jail.open_to_all(str(ROOT)):
         pytest.skip(f"{ROOT} is closed to other users here")
-    said = subprocess.run([sys.executable, "-c", "from validator import jail; print(jail.unavailable_reason())"],
+    said = subprocess.run([sys.executable, "-c", "from validator.isolation import jail; print(jail.unavailable_reason())"],
                           cwd=ROOT, env=machine["env"], capture_output=True, text=True, timeout=60).stdout
     assert f"the kit's folder {ROOT} is open to other users" in said, said
 
@@ -316,7 +317,7 @@ def test_no_ipc_object_it_made_outlives_it(machine, tmp_path):
     def mine() -> list[str]:
         return [f"{kind}: {row}" for kind in ("shm", "msg", "sem")
                 for row in Path(f"/proc/sysvipc/{kind}").read_text(encoding="ascii").splitlines()[1:]
-                if int(row.split()[{"shm": 7, "msg": 7, "sem": 4}[kind]]) >= jailer.UID_BASE]
+                if int(row.split()[{"shm": 7, "msg": 7, "sem": 4}[kind]]) >= enter_jail.UID_BASE]
     before = mine()
     status, results, found, _ = attack(machine, tmp_path, "leave_ipc_behind")
     assert found == "leave_ipc_behind; made: ['msg', 'sem', 'shm']", found

@@ -16,15 +16,31 @@ from typing import Callable
 
 import pytest
 
-from mock_llm import (ACTION, ACTION_INPUT, OBSERVATION, LessonWorld, Scenario, answer_text, calculate,
-                      find_observations, first_number, imagined, read_final, read_request, read_steps, request_text,
-                      sees_question, written_after_request)
-
-from .lessons import Lesson, LessonError
-from .outcomes import Problem, Status
-from .runner import Outcome, Submission, read_source
-from .wire import Opaque, Record, Unawaited
-from .wire import loads as parse_json  # JSON text of the learner's: ValueError, never a crash, however deep
+from mock_llm import (
+    ACTION,
+    ACTION_INPUT,
+    OBSERVATION,
+    LessonWorld,
+    Scenario,
+    answer_text,
+    calculate,
+    find_observations,
+    first_number,
+    imagined,
+    read_final,
+    read_request,
+    read_steps,
+    request_text,
+    sees_question,
+    written_after_request,
+)
+from validator.child.wire import Opaque, Record, Unawaited
+from validator.child.wire import (
+    loads as parse_json,  # JSON text of the learner's: ValueError, never a crash, however deep
+)
+from validator.grading.runner import Outcome, Submission, read_source
+from validator.lessons import Lesson, LessonError
+from validator.outcomes import Problem, Status
 
 __all__ = [
     # writing checks

@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mock_llm import DEFAULT_SEED, ScenarioError
-
-from . import jail, notebooks, workspace
-from .artifacts import page_path, send_otel, write_otel_file, write_results, write_trace_page
-from .console import shown_path, stderr
-from .lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
-from .progress import after_pass, hint, list_lessons, my_copy, next_lesson, reset
-from .runner import start_submission
+from validator.console import shown_path, stderr
+from validator.grading import notebooks
+from validator.grading.runner import start_submission
+from validator.isolation import jail
+from validator.learner import workspace
+from validator.learner.artifacts import page_path, send_otel, write_otel_file, write_results, write_trace_page
+from validator.learner.progress import after_pass, hint, list_lessons, my_copy, next_lesson, reset
+from validator.lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
 
 # Grading a lesson starts the learner's child before importing pytest, rich and the report (a good
 # part of the grader's start-up): the child loads their file meanwhile. So those are imported where
@@ -197,7 +198,7 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("shards", type=Path, nargs="+", metavar="SHARD_FOLDER",
                        help="every shard's --out folder (grade --shard K/N), each once")
     if command == "shard-recipe":
-        from .recipes import ENGINES
+        from validator.instructor.recipes import ENGINES
         p.add_argument("engine", choices=ENGINES, help="where the shards run")
         p.add_argument("--lesson", required=True, help="the lesson to grade, such as day06")
         p.add_argument("--shards", type=positive, default=4, help="how many shards (default: 4)")
@@ -212,7 +213,7 @@ def command_parser(command: str) -> argparse.ArgumentParser:
         p.add_argument("--comment", default="", help="why: shown to the student in feedback.txt and results.json")
         p.add_argument("--remove", action="store_true", help="take the override out: the autograder's grade comes back")
     if command == "audit":
-        from .audit import LIMIT
+        from validator.authoring.audit import LIMIT
         p.add_argument("lessons", nargs="+", help="lessons such as day06, or all")
         p.add_argument("--limit", type=positive, default=LIMIT,
                        help=f"mutants graded per lesson, sampled the same way every run (default: {LIMIT})")
@@ -226,7 +227,7 @@ def command_parser(command: str) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in ("check-lesson", "new"):  # the authors' commands: a parser of their own
-        from .authoring.command import main as authoring_main
+        from validator.authoring.command import main as authoring_main
         return authoring_main(argv)
     if argv and argv[0] in COMMANDS:
         args = command_parser(argv[0]).parse_args(argv[1:])
@@ -250,20 +251,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "reset":
             return reset(load_lesson(args.lesson), console, lang, args.yes)
         if args.command == "release":
-            from .platforms import release
+            from validator.instructor.platforms import release
             if args.notebooks and not args.repo:
                 raise LessonError("notebooks_need_repo")
             console.print(say("released", lang, path=release(args.out, args.repo if args.notebooks else None)),
                           markup=False)
             return 0
         if args.command == "gradescope":
-            from .platforms import gradescope_bundle
+            from validator.instructor.platforms import gradescope_bundle
             bundle = gradescope_bundle(load_lesson(args.lesson), args.out, read_seed(args), lang,
                                        isolated=not args.allow_unisolated)
             console.print(say("bundled", lang, path=bundle), markup=False)
             return 0
         if args.command == "prairielearn":
-            from .prairielearn import MAX_TIMEOUT, export
+            from validator.instructor.prairielearn import MAX_TIMEOUT, export
             if args.timeout and args.timeout > MAX_TIMEOUT:
                 raise LessonError("pl_timeout_too_long", seconds=args.timeout, most=MAX_TIMEOUT)
             out = export([load_lesson(n) for n in args.lessons], args.out, read_seed(args), lang, args.image,
@@ -271,40 +272,40 @@ def main(argv: list[str] | None = None) -> int:
             console.print(say("pl_exported", lang, path=out), markup=False)
             return 0
         if args.command == "github-classroom":
-            from .platforms import check_output_file, github_workflow
+            from validator.instructor.platforms import check_output_file, github_workflow
             check_output_file(args.out, (".yml", ".yaml"))  # before grading every lesson for its points
-            from .grading import grade
+            from validator.grading.grade import grade
             chosen = [load_lesson(n) for n in (args.lessons or lesson_names())]
             points = {lesson.name: grade(lesson, lesson.exercise).max_score for lesson in chosen}
             workspace.write_atomically(args.out, github_workflow(chosen, points))
             console.print(say("workflow_written", lang, path=args.out), markup=False)
             return 0
         if args.command == "grade":
-            from .classroom import grade_class
-            from .submissions import check_folders
+            from validator.instructor.classroom import grade_class
+            from validator.instructor.submissions import check_folders
             seed = read_seed(args)
             shard = None
             if args.shard is not None:
-                from .shards import parse_shard
+                from validator.instructor.shards import parse_shard
                 shard = parse_shard(args.shard, dict(os.environ))
             check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
             isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
             return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
                                reseed=args.reseed, shard=shard)
         if args.command == "merge":
-            from .shards import merge
+            from validator.instructor.shards import merge
             return merge(args.out, args.shards, console, lang)
         if args.command == "shard-recipe":
             return shard_recipe(args, console, lang)
         if args.command == "override":
-            from .overrides import override_command
+            from validator.instructor.overrides import override_command
             return override_command(args.grades, args.student, args.target, args.points, args.comment, args.remove,
                                     console, lang)
         if args.command == "audit":
-            from .audit import audit_command
+            from validator.authoring.audit import audit_command
             names = lesson_names() if args.lessons == ["all"] else args.lessons
             return audit_command(names, args.seed, args.jobs, args.limit, console)
-        from .watch import watch  # only here: it needs watchfiles and a terminal
+        from validator.learner.watch import watch  # only here: it needs watchfiles and a terminal
         return watch(args.lesson, console, lang, page=args.html, open_page=args.open)
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for it (`grade` says what it saved)
         stderr().print(say("stopped", lang), markup=False)
@@ -318,8 +319,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def shard_recipe(args, console: Console, lang: str) -> int:
     """The engine's file, printed or written to --out."""
-    from .platforms import check_output_file
-    from .recipes import SUFFIXES, recipe
+    from validator.instructor.platforms import check_output_file
+    from validator.instructor.recipes import SUFFIXES, recipe
     if args.out is not None:
         check_output_file(args.out, SUFFIXES[args.engine])
     text = recipe(args.engine, load_lesson(args.lesson), args.shards, args.cpus)
@@ -357,7 +358,11 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     elif args.file:
         path = args.file
     elif args.submission:
-        from .submissions import exercise_file, must_be_folder, printable_name  # as `grade` would grade in this folder
+        from validator.instructor.submissions import (  # as `grade` would grade in this folder
+            exercise_file,
+            must_be_folder,
+            printable_name,
+        )
         must_be_folder(args.submission)
         path, note = exercise_file(args.submission, lesson, lang)
         if path is None:
@@ -379,15 +384,15 @@ def grade_command(args, argv: list[str], lang: str) -> int:
     page_path(args.otel or None, lesson, path, "--otel")  # nor is a trace file ever the code
     with notebooks.python_file(path) as (graded, notebook):  # a notebook: its code cells as a .py
         if args.live:
-            from .live import run_live  # only here: a one-shot grading does without its imports
+            from validator.learner.live import run_live  # only here: a one-shot grading does without its imports
             return run_live(lesson, graded, args.model, lang, terminal(args.command))
         started = start_submission(lesson, graded, seed, notebook and notebook.file)
-        from .grading import grade
+        from validator.grading.grade import grade
         console = terminal(args.command)
         result = grade(lesson, graded, seed, started)
         result.notebook = notebook
         if shown is not None:
-            from .workers import name_as_submitted
+            from validator.instructor.workers import name_as_submitted
             name_as_submitted(result, shown)
         return reported(result, args, argv, lang, console, page, mine)
 
@@ -395,7 +400,7 @@ def grade_command(args, argv: list[str], lang: str) -> int:
 def reported(result, args, argv: list[str], lang: str, console, page: Path | None, mine: bool) -> int:
     """A grading's report and the files it writes besides (while a notebook's graded .py is still
     there: its hash is the run's version); its exit status."""
-    from .report import print_report
+    from validator.grading.report import print_report
     lesson = result.lesson
     if page is not None:
         write_trace_page(result, lang, page, args.open)

@@ -57,7 +57,7 @@ class Problem(_Text):
     TOO_MANY_TOOL_CALLS = "too_many_tool_calls"
     TOOLS_WAITING = "tools_waiting"  # tool calls left unanswered at once
     PROTOCOL = "protocol"  # the child said something the grader can't read
-    # the model would not answer (a session's Refusal: mock_llm/session.py, validator/live.py)
+    # the model would not answer (a session's Refusal: mock_llm/session.py, validator/learner/live.py)
     REFUSED = "refused"
     BUDGET = "budget"
     BAD_PROMPT = "bad_prompt"

@@ -1,5 +1,5 @@
 """Not a cheat but a look around: what code in the jail can see and do. Graded through
-validator.runner.Submission, function by function (see test_isolation.py)."""
+validator.grading.runner.Submission, function by function (see test_isolation.py)."""
 import ctypes
 import errno
 import os

@@ -15,9 +15,9 @@ import os
 import sys
 
 from mock_llm import ScenarioError
+from validator.authoring.templates import stale
+from validator.lessons import LessonError, lesson_names, load_lesson
 
-from ..lessons import LessonError, lesson_names, load_lesson
-from ..templates import stale
 from . import course, rules
 from .scaffold import new_lesson
 

@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 from mock_llm import read_yaml
+from validator.lessons import LANGS, LESSONS_DIR, ROOT
 
-from ..lessons import LANGS, LESSONS_DIR, ROOT
 from .texts import READMES, lesson_data
 
 NAVIGATION = "<!-- lesson navigation -->"  # the line above each README's navigation line

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from mock_llm import ScenarioError
+from validator.authoring.templates import stale
+from validator.lessons import LANGS, ROOT, Lesson, LessonError
 
-from ..lessons import LANGS, ROOT, Lesson, LessonError
-from ..templates import stale
 from . import corpus, course, texts
 
 FULL_MARKS_SEEDS = (0, 7)  # the lesson's own seed, and one that draws other numbers
@@ -40,7 +40,7 @@ def verdict(rule: str, problems: list[str], fix: str, passed: str = "") -> Verdi
 # ---------------------------------------------------------------- grading
 
 def scores(lesson: Lesson, path: Path, seeds) -> list[tuple[int, int]]:
-    from ..grading import grade  # only here: the other rules do without pytest's start-up
+    from validator.grading.grade import grade  # only here: the other rules do without pytest's start-up
     return [(result.score, result.max_score) for result in (grade(lesson, path, seed) for seed in seeds)]
 
 
@@ -69,7 +69,7 @@ def template_current_rule(lesson: Lesson) -> Verdict:
     if not lesson.solution.is_file():
         return Verdict(name, "skip", "no solution to make it from")
     return verdict(name, [f"{lesson.exercise.name} is not what the solution makes"] if stale(lesson) else [],
-                   f"{FIX} (or python -m validator.templates) writes it")
+                   f"{FIX} (or python -m validator.authoring.templates) writes it")
 
 
 # ---------------------------------------------------------------- the checks' source
@@ -179,8 +179,8 @@ AUDIT_FIX = "read each survivor in `python validate.py audit LESSON` and add the
 
 
 def audit_rule(lesson: Lesson, jobs: int) -> tuple[Verdict, str | None]:
-    """The mutation audit's verdict (validator/audit.py, its THRESHOLD), and killed/counted."""
-    from ..audit import THRESHOLD, audit, passed
+    """The mutation audit's verdict (validator/authoring/audit.py, its THRESHOLD), and killed/counted."""
+    from validator.authoring.audit import THRESHOLD, audit, passed
     result = audit(lesson, jobs=jobs)
     measured = f"{result.killed}/{len(result.counted)}"
     detail = f"{result.score:.1f} % ({measured}) killed on their own TODO"

@@ -13,9 +13,9 @@ from pathlib import Path
 from string import Template
 
 from mock_llm import protocol
+from validator.authoring.templates import stale
+from validator.lessons import LESSONS_DIR, SOLUTIONS_DIR, LessonError, load_lesson
 
-from ..lessons import LESSONS_DIR, SOLUTIONS_DIR, LessonError, load_lesson
-from ..templates import stale
 from . import course
 from .scaffolds import FILES, SOLUTIONS
 

@@ -12,8 +12,7 @@ import warnings
 from pathlib import Path
 
 from mock_llm import read_yaml
-
-from ..lessons import LANGS, catalog
+from validator.lessons import LANGS, catalog
 
 READMES = {lang: "README.md" if lang == "en" else f"README.{lang}.md" for lang in LANGS}
 

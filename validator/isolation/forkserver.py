@@ -1,0 +1,171 @@
+"""A warm start for children: a fork server, so that a child costs a fork, not a cold interpreter.
+
+Grading a class starts hundreds of children. Cold, each one starts Python, imports the sandbox's
+modules and, from day07 on, the `openai` library the learner's file imports: 0.1 s of CPU, 0.6 s
+with openai. A fork server (`python sandbox.py --serve`, see sandbox.serve) has the sandbox and
+what the lesson's own files import (imports_of) loaded once; for each submission the grader sends it the child's socket and the jail's spec, and a fork
+of it builds the jail and runs the sandbox in place (enter_jail.py's A, B and C, without an exec).
+What the learner's code meets is the same as in a cold child: the same jail, limits, environment,
+modules on its path and socket. Linux only; elsewhere children start cold.
+
+    grader -> server   marshal {"id": 3, "path": ..., "jail": spec or None, "limits": {...}}
+                       with the child's socket passed along (SCM_RIGHTS)
+    server -> grader   "started 3 PID" with a pidfd of the new process: signals reach only it
+    server -> grader   "exited PID WAIT_STATUS" when it ends
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+import marshal
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from validator.child import SANDBOX
+from validator.isolation import jail
+
+START_WAIT = 10  # seconds for the server to say a child started before it counts as gone
+
+
+def available() -> bool:
+    return sys.platform == "linux" and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
+
+
+def imports_of(*paths: Path) -> list[str]:
+    """The modules these files import (a lesson's exercise file and solution): what learners'
+    files of the lesson import too, so the fork server loads them once."""
+    found = set()
+    for path in paths:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+    return sorted(found - {"__future__"})
+
+
+class ForkServer:
+    """The grader's side: start children as forks of a warm sandbox. Start it from a thread that
+    lasts as long as it is used (the server dies with that thread, as the children with it)."""
+
+    def __init__(self, preload: list[str] = ()):
+        """preload: modules the server imports once, for its children (see imports_of)."""
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process = subprocess.Popen(
+            [sys.executable, "-X", "utf8", str(SANDBOX), "--serve", str(theirs.fileno()), str(os.getpid()), *preload],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, env=jail.environment())
+        theirs.close()
+        self.ids = itertools.count(1)
+        self.changed = threading.Condition()
+        self.started: dict[int, tuple[int, int]] = {}  # request id -> (pid, pidfd)
+        self.exited: dict[int, int] = {}  # pid -> wait status
+        self.gone = False  # the server ended: no more starts, no more exit statuses
+        self.send_lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True, name="reactlings-forkserver").start()
+
+    def start(self, sock: socket.socket, path: Path, spec: dict | None, limits: dict) -> WarmProcess:
+        """A child that runs the sandbox on `sock` for the file at `path`: jailed by `spec` (see
+        jail.spec), or, None, with `limits` only. Raises OSError if the server is gone."""
+        number = next(self.ids)
+        request = marshal.dumps({"id": number, "path": str(path), "jail": spec, "limits": limits})
+        with self.send_lock:
+            socket.send_fds(self.control, [request], [sock.fileno()])
+        with self.changed:
+            if self.gone:
+                raise OSError("the fork server is gone")
+            if not self.changed.wait_for(lambda: number in self.started or self.gone, START_WAIT):
+                self.gone = True  # stuck: children start cold from now on
+                self.process.kill()
+                raise OSError("the fork server did not start the child")
+            if number not in self.started:
+                raise OSError("the fork server is gone")
+            pid, pidfd = self.started.pop(number)
+        return WarmProcess(self, pid, pidfd)
+
+    def close(self) -> None:
+        try:  # shut down, not just closed: the reader thread's recv would keep it open
+            self.control.shutdown(socket.SHUT_RDWR)  # the spare fork reads the end and exits, then the server
+        except OSError:
+            pass
+        self.control.close()
+        self.process.wait()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message, fds, _, _ = socket.recv_fds(self.control, 256, 1)
+            except OSError:
+                message, fds = b"", []
+            with self.changed:
+                words = message.decode(errors="replace").split()
+                if words[:1] == ["started"] and len(words) == 3 and fds:
+                    self.started[int(words[1])] = (int(words[2]), fds.pop(0))  # kept: the pidfd
+                elif words[:1] == ["exited"] and len(words) == 3:
+                    self.exited[int(words[1])] = int(words[2])
+                elif not message:
+                    self.gone = True
+                for fd in fds:
+                    os.close(fd)
+                self.changed.notify_all()
+                if self.gone:
+                    return
+
+
+class WarmProcess:
+    """A child the fork server started: what runner.py and jail.py use of subprocess.Popen."""
+
+    def __init__(self, server: ForkServer, pid: int, pidfd: int):
+        self.server, self.pid, self.pidfd = server, pid, pidfd
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            with self.server.changed:
+                self._settle()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.server.changed:
+            while not self._settle():
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise subprocess.TimeoutExpired(str(SANDBOX), timeout)
+                # with the server gone no news comes: look at the process itself now and then
+                self.server.changed.wait(min(remaining or 0.05, 0.05) if self.server.gone else remaining)
+        return self.returncode
+
+    def send_signal(self, number: int) -> None:
+        if self.returncode is None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, number)
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def _settle(self) -> bool:
+        """Whether the process has ended (its return code then set); the server's lock held."""
+        if self.returncode is not None:
+            return True
+        status = self.server.exited.pop(self.pid, None)
+        if status is None and self.server.gone and select.select([self.pidfd], [], [], 0)[0]:
+            status = signal.SIGKILL  # ended, and the server that knew how is gone: say killed
+        if status is None:
+            return False
+        self.returncode = os.waitstatus_to_exitcode(status)
+        os.close(self.pidfd)
+        return True
