@@ -11,8 +11,10 @@ Questions a lesson's scenarios script get their scripted answers; others, the le
 import argparse
 import sys
 
+from validator.files import LESSONS_DIR
+
 from .http import serve
-from .scenarios import DEFAULT_SEED, LESSONS_DIR, ScenarioError
+from .scenarios import DEFAULT_SEED, ScenarioError
 
 
 def main(argv=None) -> int:

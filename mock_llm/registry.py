@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from validator.files import LESSONS_DIR
+
 from .chat import ChatSession, TextChatSession
 from .decisions import DecisionSession, JsonSession
-from .scenarios import DEFAULT_SEED, LESSONS_DIR, LessonWorld, Scenario, ScenarioError, build_world, read_scenarios
+from .scenarios import DEFAULT_SEED, LessonWorld, Scenario, ScenarioError, build_world, read_scenarios
 from .session import Session
 from .text_react import TextReactSession
 

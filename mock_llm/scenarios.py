@@ -17,13 +17,9 @@ from typing import Callable
 
 import yaml
 
-LESSONS_DIR = Path(__file__).resolve().parent.parent / "lessons"
+from validator.files import read_yaml
+
 DEFAULT_SEED = 0
-
-
-def read_yaml(path: Path):
-    """A YAML file's data, with libyaml's fast safe loader when PyYAML was built with it."""
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 class ScenarioError(ValueError):

@@ -1,16 +1,32 @@
-"""The kit's layout: no import cycle between its modules, and the mock below the grader.
+"""The kit's layout: no import cycle between its modules, validator's folders in layers (the mock
+below the grader), and the child's files apart from the rest.
 
 An import inside a function counts: a cycle hidden behind a late import is still a cycle (two
 modules that can't be read, or changed, one without the other). mock_llm is the lower layer: it
-may use the two leaves the grader's child runs on (validator.child.wire, validator.needs), which import
-nothing of the kit, and no other part of validator.
+may use three leaves of validator, which import nothing of the kit (the wire the child speaks, the
+kit's packages, the kit's files), and no other part of validator.
 """
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("validator", "mock_llm")
-LEAVES = {"validator.child.wire", "validator.needs"}  # what mock_llm may use of validator
+LEAVES = {"validator.child.wire", "validator.needs", "validator.files"}  # what mock_llm may use of validator
+# Lowest first: a module imports only from its own layer or those before it. One way, as the data
+# flows: the lesson, the jail, one file graded, what a learner sees of it, a class, the authors'
+# tools, the command line over all.
+LAYERS = [
+    ("validator.files", "validator.needs", "validator.console", "validator.outcomes", "validator.child"),
+    ("mock_llm",),
+    ("validator.lessons",),
+    ("validator.isolation",),
+    ("validator.grading", "validator.checking"),
+    ("validator.traces",),
+    ("validator.learner",),
+    ("validator.instructor",),
+    ("validator.authoring",),
+    ("validator.cli",),
+]
 
 
 def modules() -> dict[str, Path]:
@@ -49,6 +65,7 @@ def test_the_scan_sees_imports_of_every_kind():
     assert {"validator.lessons", "validator.outcomes"} <= GRAPH["validator.checking"]  # from .x import y
     assert "validator.authoring.rules" in GRAPH["validator.authoring.command"]  # inside a subpackage
     assert "mock_llm.registry" in GRAPH["mock_llm"]  # a package's __init__
+    assert "validator.child.wire" in GRAPH["validator.grading.runner"]  # across folders
 
 
 def test_no_module_imports_itself_back_through_others():
@@ -76,3 +93,23 @@ def test_the_mock_uses_only_the_graders_leaves():
             if other.startswith("validator")}
     assert used <= LEAVES, used - LEAVES
     assert all(not GRAPH[leaf] for leaf in LEAVES), {leaf: GRAPH[leaf] for leaf in LEAVES}
+
+
+def layer(name: str) -> int:
+    found = [i for i, members in enumerate(LAYERS) for m in members if name == m or name.startswith(m + ".")]
+    assert found, f"{name} is in no layer: add its folder to LAYERS"
+    return found[0]
+
+
+def test_each_folder_imports_only_its_own_layer_and_those_below():
+    upward = sorted(f"{name} -> {other}" for name, others in GRAPH.items() for other in others
+                    if layer(other) > layer(name))
+    assert not upward, "imports up the layers: " + "; ".join(upward)
+
+
+def test_the_childs_files_import_nothing_of_the_kit():
+    """They run in the jail as scripts beside each other (`import wire`), where nothing else of the
+    kit is visible; the grader imports two of them for what the sides share."""
+    child = {name: others for name, others in GRAPH.items() if name.startswith("validator.child.")}
+    assert set(child) >= {"validator.child.sandbox", "validator.child.wire", "validator.child.enter_jail"}
+    assert not {name: others for name, others in child.items() if others}

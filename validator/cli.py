@@ -35,13 +35,14 @@ from typing import TYPE_CHECKING
 
 from mock_llm import DEFAULT_SEED, ScenarioError
 from validator.console import shown_path, stderr
+from validator.files import SOLUTIONS_DIR, write_atomically
 from validator.grading import notebooks
 from validator.grading.runner import start_submission
 from validator.isolation import jail
 from validator.learner import workspace
 from validator.learner.artifacts import page_path, send_otel, write_otel_file, write_results, write_trace_page
 from validator.learner.progress import after_pass, hint, list_lessons, my_copy, next_lesson, reset
-from validator.lessons import LANGS, SOLUTIONS_DIR, LessonError, default_lang, lesson_names, load_lesson, said, say
+from validator.lessons import LANGS, LessonError, default_lang, lesson_names, load_lesson, said, say
 
 # Grading a lesson starts the learner's child before importing pytest, rich and the report (a good
 # part of the grader's start-up): the child loads their file meanwhile. So those are imported where
@@ -277,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             from validator.grading.grade import grade
             chosen = [load_lesson(n) for n in (args.lessons or lesson_names())]
             points = {lesson.name: grade(lesson, lesson.exercise).max_score for lesson in chosen}
-            workspace.write_atomically(args.out, github_workflow(chosen, points))
+            write_atomically(args.out, github_workflow(chosen, points))
             console.print(say("workflow_written", lang, path=args.out), markup=False)
             return 0
         if args.command == "grade":
@@ -327,7 +328,7 @@ def shard_recipe(args, console: Console, lang: str) -> int:
     if args.out is None:
         console.out(text, end="", highlight=False)
         return 0
-    workspace.write_atomically(args.out, text)
+    write_atomically(args.out, text)
     console.print(say("recipe_written", lang, engine=args.engine, path=args.out), markup=False)
     return 0
 

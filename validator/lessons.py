@@ -10,11 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from mock_llm import ScenarioError, protocol, read_yaml
+from mock_llm import ScenarioError, protocol
+from validator.files import LESSONS_DIR, SOLUTIONS_DIR, read_yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-LESSONS_DIR = ROOT / "lessons"
-SOLUTIONS_DIR = ROOT / "solutions"
 LANGS = ("en", "zh")
 
 

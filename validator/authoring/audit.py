@@ -30,11 +30,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mock_llm import read_yaml
 from validator.authoring.templates import todo_regions
+from validator.files import ROOT, read_yaml
 from validator.instructor.submissions import Entry
 from validator.instructor.workers import Workers
-from validator.lessons import ROOT, Lesson, LessonError, load_lesson
+from validator.lessons import Lesson, LessonError, load_lesson
 from validator.outcomes import Status
 
 LIMIT = 80  # mutants graded per lesson, at most (listed equivalents come on top)

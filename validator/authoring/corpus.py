@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from validator.lessons import ROOT
+from validator.files import ROOT
 
 CORPUS = ROOT / "tests" / "submissions"
 KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mock_llm import read_yaml
-from validator.lessons import LANGS, LESSONS_DIR, ROOT
+from validator.files import LESSONS_DIR, ROOT, read_yaml
+from validator.lessons import LANGS
 
 from .texts import READMES, lesson_data
 

@@ -12,7 +12,8 @@ from typing import Callable
 
 from mock_llm import ScenarioError
 from validator.authoring.templates import stale
-from validator.lessons import LANGS, ROOT, Lesson, LessonError
+from validator.files import ROOT
+from validator.lessons import LANGS, Lesson, LessonError
 
 from . import corpus, course, texts
 

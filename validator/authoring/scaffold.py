@@ -14,7 +14,8 @@ from string import Template
 
 from mock_llm import protocol
 from validator.authoring.templates import stale
-from validator.lessons import LESSONS_DIR, SOLUTIONS_DIR, LessonError, load_lesson
+from validator.files import LESSONS_DIR, SOLUTIONS_DIR
+from validator.lessons import LessonError, load_lesson
 
 from . import course
 from .scaffolds import FILES, SOLUTIONS

@@ -11,7 +11,7 @@ import string
 import warnings
 from pathlib import Path
 
-from mock_llm import read_yaml
+from validator.files import read_yaml
 from validator.lessons import LANGS, catalog
 
 READMES = {lang: "README.md" if lang == "en" else f"README.{lang}.md" for lang in LANGS}

@@ -1,5 +1,5 @@
-"""Turn a Grade into what people and tools read: the terminal report, Gradescope's results.json,
-JUnit XML. Nothing here depends on time or machine, so the same grade gives the same bytes."""
+"""Turn a Grade into what people and tools read: the terminal report, Gradescope's and
+PrairieLearn's results.json, JUnit XML. Nothing here depends on time or machine, so the same grade gives the same bytes."""
 from __future__ import annotations
 
 import io
@@ -297,6 +297,32 @@ def gradescope(grade: Grade, lang: str, show_seed: bool = False) -> dict:
         })
     return {"score": grade.score, "max_score": grade.max_score, "output": score_line(grade, show_seed),
             "visibility": "visible", "tests": tests}
+
+
+def prairielearn(result: Grade, lang: str, show_seed: bool = False) -> dict:
+    """PrairieLearn's results.json (docs/externalGrading.md, "Grading results"): `score` in
+    [0, 1]; `message` and `output` shown to the student; `tests`, each with name, description,
+    points, max_points, message and output (points and max_points on every test, or the page
+    shows none). A file that does not parse is not gradable: no score, its error in
+    `format_errors`, no attempt counted against the student (as PrairieLearn's own Python grader
+    does for a SyntaxError)."""
+    report = report_text(result, lang, None)  # they submit again, on the question's page
+    if load_failure(result) is Problem.IMPORT_SYNTAX:
+        error = failure_text(result.checks[0], result, lang)
+        return {"gradable": False, "message": error.splitlines()[0], "format_errors": [error], "output": report}
+    tests = []
+    for check in result.checks:
+        todo = result.lesson.todo(check.todo)
+        failure = failure_text(check, result, lang)
+        tests.append({
+            "name": test_name(check, lang),
+            "description": f"TODO {todo.id} · {todo.title[lang]} ({todo.function})",
+            "points": check.points if check.passed else 0, "max_points": check.points,
+            "message": f"{failure}\n{say('report_hint', lang)}{todo.hint[lang]}" if failure else "",
+            "output": printed_excerpt(check),
+        })
+    return {"gradable": True, "score": result.score / result.max_score if result.max_score else 0.0,
+            "message": score_line(result, show_seed), "output": report, "tests": tests}
 
 
 def score_line(grade: Grade, show_seed: bool) -> str:

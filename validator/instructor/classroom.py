@@ -39,6 +39,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mock_llm import DEFAULT_SEED
+from validator.files import write_atomically
 from validator.instructor import overrides
 from validator.instructor.copies import look_at
 from validator.instructor.gradebooks import (
@@ -52,7 +53,6 @@ from validator.instructor.gradebooks import (
 from validator.instructor.submissions import Entry, check_folders, find_submissions
 from validator.instructor.workers import Workers, lesson_version, submission_key
 from validator.isolation import jail
-from validator.learner.workspace import write_atomically
 from validator.lessons import Lesson, LessonError, say
 from validator.outcomes import Status
 

@@ -15,8 +15,8 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
+from validator.files import write_atomically
 from validator.grading.report import clean
-from validator.learner.workspace import write_atomically
 from validator.lessons import Lesson, LessonError, say
 from validator.outcomes import Status
 

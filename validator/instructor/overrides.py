@@ -33,8 +33,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from validator.files import write_atomically
 from validator.instructor.gradebooks import spreadsheet_safe, status_name, student_outputs
-from validator.learner.workspace import write_atomically
 from validator.lessons import Lesson, LessonError, say
 
 FILE = "overrides.csv"

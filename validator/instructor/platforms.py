@@ -20,8 +20,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from validator.files import ROOT
 from validator.learner import workspace
-from validator.lessons import ROOT, Lesson, LessonError, lesson_names, load_lesson
+from validator.lessons import Lesson, LessonError, lesson_names, load_lesson
 
 SHIPPED = ["README.md", "pyproject.toml", "validate.py", ".gitignore", "lessons", "validator", "mock_llm", "reactlings"]
 NEVER = {"__pycache__", ".pytest_cache", workspace.FOLDER}

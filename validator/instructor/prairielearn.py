@@ -1,4 +1,5 @@
-"""PrairieLearn: a lesson as an externally graded question, and the results file its grader writes.
+"""PrairieLearn: a lesson as an externally graded question (the results file its grader writes
+is report.prairielearn).
 
     python validate.py prairielearn day06 --out DIR --image ACCOUNT/reactlings-grader --seed-file FILE
 
@@ -29,8 +30,8 @@ import shutil
 import uuid
 from pathlib import Path
 
+from validator.files import ROOT
 from validator.grading.grade import Grade, grade
-from validator.grading.report import failure_text, load_failure, printed_excerpt, report_text, score_line, test_name
 from validator.instructor.platforms import (
     check_course_lesson,
     grader_failed,
@@ -39,8 +40,7 @@ from validator.instructor.platforms import (
     run_submission,
     write_course,
 )
-from validator.lessons import ROOT, Lesson, say
-from validator.outcomes import Problem
+from validator.lessons import Lesson, say
 
 KIT = "reactlings"  # the folder under serverFilesCourse/, and under questions/
 ENTRY_POINT = "run_reactlings"
@@ -189,29 +189,3 @@ def text(value: str) -> str:
     """Text for question.html, which PrairieLearn renders as a Mustache template: HTML-escaped,
     braces too (a `{{` would be a tag)."""
     return html.escape(value).replace("{", "&#123;").replace("}", "&#125;")
-
-
-def results(result: Grade, lang: str, show_seed: bool = False) -> dict:
-    """PrairieLearn's results.json (docs/externalGrading.md, "Grading results"): `score` in
-    [0, 1]; `message` and `output` shown to the student; `tests`, each with name, description,
-    points, max_points, message and output (points and max_points on every test, or the page
-    shows none). A file that does not parse is not gradable: no score, its error in
-    `format_errors`, no attempt counted against the student (as PrairieLearn's own Python grader
-    does for a SyntaxError)."""
-    report = report_text(result, lang, None)  # they submit again, on the question's page
-    if load_failure(result) is Problem.IMPORT_SYNTAX:
-        error = failure_text(result.checks[0], result, lang)
-        return {"gradable": False, "message": error.splitlines()[0], "format_errors": [error], "output": report}
-    tests = []
-    for check in result.checks:
-        todo = result.lesson.todo(check.todo)
-        failure = failure_text(check, result, lang)
-        tests.append({
-            "name": test_name(check, lang),
-            "description": f"TODO {todo.id} · {todo.title[lang]} ({todo.function})",
-            "points": check.points if check.passed else 0, "max_points": check.points,
-            "message": f"{failure}\n{say('report_hint', lang)}{todo.hint[lang]}" if failure else "",
-            "output": printed_excerpt(check),
-        })
-    return {"gradable": True, "score": result.score / result.max_score if result.max_score else 0.0,
-            "message": score_line(result, show_seed), "output": report, "tests": tests}

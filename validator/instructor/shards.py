@@ -37,11 +37,11 @@ from pathlib import Path
 from rich.console import Console
 
 from mock_llm import DEFAULT_SEED
+from validator.files import write_atomically
 from validator.instructor import overrides
 from validator.instructor.classroom import SEED_FINGERPRINT, finish_class, seed_fingerprint
 from validator.instructor.submissions import Entry, holds_more_than_gradebooks
 from validator.instructor.workers import lesson_version
-from validator.learner.workspace import write_atomically
 from validator.lessons import LessonError, load_lesson, say
 
 SHARD_FILE = ".shard.json"  # in a shard's --out: what merge needs and checks

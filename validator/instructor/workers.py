@@ -22,13 +22,13 @@ import pytest
 
 from validator.child import enter_jail
 from validator.child.wire import printable
+from validator.files import ROOT, write_atomically
 from validator.grading.report import failure_text, gradescope, load_failure, report_text
 from validator.grading.runner import open_submission, read_source
 from validator.instructor.gradebooks import student_outputs
 from validator.instructor.submissions import Entry, code_shape
 from validator.isolation import forkserver, jail
-from validator.learner.workspace import write_atomically
-from validator.lessons import ROOT, Lesson, LessonError, load_lesson, say
+from validator.lessons import Lesson, LessonError, load_lesson, say
 from validator.outcomes import Status
 
 RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks, render the feedback

@@ -11,23 +11,23 @@ import sys
 from pathlib import Path
 
 from validator.console import shown_path, stderr
+from validator.files import write_atomically
 from validator.learner import workspace
 from validator.lessons import LessonError, say
 
 
 def write_results(grade, fmt: str, output: Path | None, lang: str, show_seed: bool = False) -> None:
     """Write the gradescope, prairielearn or junit results to `output`, or to stdout when it is None."""
-    from validator.grading.report import gradescope, junit
-    from validator.instructor.prairielearn import results
+    from validator.grading.report import gradescope, junit, prairielearn
     if fmt == "junit":
         text = junit(grade, lang, show_seed)
     else:
-        shaped = results if fmt == "prairielearn" else gradescope
+        shaped = prairielearn if fmt == "prairielearn" else gradescope
         text = json.dumps(shaped(grade, lang, show_seed), ensure_ascii=False, indent=2) + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
-        workspace.write_atomically(output, text)
+        write_atomically(output, text)
 
 
 def page_path(given: str | None, lesson, graded: Path, option: str = "--html") -> Path | None:

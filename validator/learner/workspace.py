@@ -19,7 +19,8 @@ import shutil
 import time
 from pathlib import Path
 
-from validator.lessons import ROOT, Lesson, LessonError
+from validator.files import ROOT, write_atomically
+from validator.lessons import Lesson, LessonError
 
 FOLDER, STATE, BACKUPS, TRACES = "workspace", "progress.json", "backups", "traces"
 BOOKKEEPING = (STATE, f"{BACKUPS}/", f"{TRACES}/")  # the kit's files in the workspace, as opposed to the learner's work
@@ -107,17 +108,3 @@ def next_hint_level(lesson: str, todo: str, levels: int) -> int:
     seen[todo] = level
     save_state(state)
     return level
-
-
-def write_atomically(path: Path, text: str | bytes) -> None:
-    """Write the whole text (UTF-8) or bytes beside `path`, then rename it into place: a reader (or
-    a run stopped half-way) never sees half a file."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        partial.write_bytes(text) if isinstance(text, bytes) else partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as error:  # named by the file asked for, not the temporary one
-        raise OSError(error.errno, error.strerror, str(path)) from None
-    finally:
-        if partial.parent.is_dir():
-            partial.unlink(missing_ok=True)

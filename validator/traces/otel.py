@@ -127,7 +127,7 @@ def _run(tracer, run, parent, clock, lang: str) -> None:
 
 
 def write_otel(grade: Grade, lang: str, path: Path) -> Path:
-    from validator.learner.workspace import write_atomically
+    from validator.files import write_atomically
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, otlp_request(grade, lang))
     return path

@@ -230,7 +230,7 @@ def _fed_back(page: Page, fed: FedBack) -> str:
 
 def write_page(grade: Grade, lang: str, path: Path) -> Path:
     """Write the page at `path` (its folder made); the path written."""
-    from validator.learner.workspace import write_atomically
+    from validator.files import write_atomically
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, trace_page(grade, lang))
     return path
