@@ -541,7 +541,7 @@ def test_grade_checks_its_arguments_before_making_anything(tmp_path, problem):
 
 @pytest.mark.parametrize("command", ["lesson", *cli.COMMANDS])
 def test_every_argument_has_help(command):
-    parser = cli.grade_parser() if command == "lesson" else cli.command_parser(command)
+    parser = cli.lesson.parser("") if command == "lesson" else cli.command_parser(command)
     assert [a.dest for a in parser._actions if not a.help] == []
 
 

@@ -1,4 +1,4 @@
-"""The authors' commands:
+"""What the authors' commands do (their arguments: cli/authors.py):
 
     python validate.py check-lesson [dayNN|PATH ...] [--fix] [--audit]   everything a lesson must satisfy
     python validate.py new dayNN|PATH --protocol NAME                    a new lesson that already grades
@@ -10,44 +10,13 @@ README's course table (and, with --audit, the measured score into lesson.yaml).
 """
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 
-from mock_llm import ScenarioError
 from validator.authoring.templates import stale
-from validator.lessons import LessonError, lesson_names, load_lesson
+from validator.lessons import LessonError, load_lesson
 
 from . import course, rules
 from .scaffold import new_lesson
-
-COMMANDS = ("check-lesson", "new")
-
-
-def parser(command: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"validate.py {command}")
-    if command == "new":
-        p.add_argument("lesson", help="the new lesson's name, such as day13 (made in lessons/), or a new folder's path")
-        p.add_argument("--protocol", required=True, metavar="NAME",
-                       help="how its model talks: text, decisions, json, chat or text_chat (README: the mock)")
-    else:
-        p.add_argument("lessons", nargs="*", help="lessons such as day06, or lesson folders (default: every lesson)")
-        p.add_argument("--fix", action="store_true", help="first write what is generated from the lessons")
-        p.add_argument("--audit", action="store_true",
-                       help="also mutation-test the checks (validate.py audit; a minute or more a lesson)")
-        p.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 2, help="mutants graded at once (--audit)")
-    return p
-
-
-def main(argv: list[str]) -> int:
-    args = parser(argv[0]).parse_args(argv[1:])
-    try:
-        if argv[0] == "new":
-            return new(args.lesson, args.protocol)
-        return check(args.lessons or lesson_names(), args.fix, args.audit, args.jobs)
-    except (LessonError, ScenarioError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
 
 
 def new(given: str, protocol_name: str) -> int:

@@ -61,7 +61,7 @@ SEED_FINGERPRINT = ".seed-fingerprint"  # in --out: which seed its grades are at
 
 def seed_fingerprint(seed: int) -> str:
     """A short digest that tells seeds apart without showing one: a secret seed is long and random
-    (cli.GUESSABLE), so its digest gives nothing away."""
+    (cli/options.py, GUESSABLE), so its digest gives nothing away."""
     return hashlib.sha256(f"reactlings seed {seed}".encode()).hexdigest()[:12]
 
 
