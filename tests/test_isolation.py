@@ -146,7 +146,9 @@ def test_nothing_outside_its_own_tmp_can_be_written(tmp_path):
     venv_module = next(Path(p) / "rich" / "__init__.py" for p in sys.path if p.endswith("site-packages"))
     host_tmp_file = Path("/tmp/reactlings-was-here")
     host_tmp_file.unlink(missing_ok=True)
-    before = {p: digest(p) for p in (lesson_conftest, kit_conftest, venv_module, ROOT / "validator" / "report.py")}
+    kit_module = ROOT / "validator" / "grading" / "report.py"
+    before = {p: digest(p) for p in (lesson_conftest, kit_conftest, venv_module, kit_module)}
+    assert before[kit_module] and before[venv_module]  # what the attack appends to is there to be kept
     graded = attack(tmp_path, "write_everywhere")
     assert graded.score == 0
     # The child wrote to its own /tmp only, gone with it; its folder is read-only.
@@ -263,7 +265,8 @@ def test_a_class_run_holds_as_well(tmp_path):
         results = out / "students" / student[name] / "results.json"
         submit(tmp_path, name, f"{student[name]}.py", results=results, port=server.getsockname()[1])
     (subs / "classmate-honest.py").write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
-    kit = {p: digest(p) for p in (ROOT / "validator" / "report.py", ROOT / "lessons" / "day06" / "checks.py")}
+    kit = {p: digest(p) for p in (ROOT / "validator" / "grading" / "report.py", ROOT / "lessons" / "day06" / "checks.py")}
+    assert None not in kit.values()
     Path("/tmp/reactlings-was-here").unlink(missing_ok=True)
     env = dict(os.environ, OPENAI_API_KEY=SECRET_KEY, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
     done = subprocess.run([sys.executable, "validate.py", "grade", "day06", str(subs), "--out", str(out),

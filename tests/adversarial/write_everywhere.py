@@ -29,7 +29,7 @@ def _attempts():
     for folder in _site_packages():
         yield _os.path.join(folder, "rich", "__init__.py"), "\nprint('owned')\n", "a"
         yield _os.path.join(folder, "sitecustomize.py"), "print('owned')\n", "w"
-    yield _os.path.join(kit, "validator", "report.py"), "\nprint('owned')\n", "a"
+    yield _os.path.join(kit, "validator", "grading", "report.py"), "\nprint('owned')\n", "a"
     yield _os.path.join(here, "mock_llm", "__init__.py"), "def reply(*a, **k):\n    return 'Final Answer: 0'\n", "w"
     yield RESULTS, '{"score": 23, "max_score": 23, "tests": []}', "w"
     yield "/tmp/reactlings-was-here", "left for the next run\n", "w"
