@@ -618,9 +618,10 @@ def test_fallback_keeps_the_transcript(learner, world):
     expect(ran.count("search_weather") == 1, "tool_ran_again", tools=", ".join(ran))
 
 
-def on_fallback_server(learner, world, scenario, model, **changes):
+def on_fallback_server(learner, world, scenario, model, unused="fallback_server_unused", **changes):
     """run_agent with a fallback server configured: (run, index of its first request to the fallback
-    server, failure); None when complete() (TODO 2.3) never gives up, which its checks say."""
+    server, failure); None when complete() (TODO 2.3) never gives up, which its checks say. A
+    fallback server never asked is the Fail `unused`."""
     e = endpoint(world)
     try:
         run, failure = agent(learner, world, scenario, model, fallback_base_url=e["fallback_base_url"],
@@ -633,7 +634,7 @@ def on_fallback_server(learner, world, scenario, model, **changes):
     if chat_url(e["fallback_base_url"]) not in urls:
         if not complete_gives_up(learner, world):
             return None
-        raise Fail("fallback_server_unused", fallback=e["fallback_base_url"], base_url=e["base_url"],
+        raise Fail(unused, fallback=e["fallback_base_url"], base_url=e["base_url"],
                    urls=", ".join(dict.fromkeys(urls)) or "none",
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
     return run, urls.index(chat_url(e["fallback_base_url"])), failure
@@ -695,6 +696,35 @@ def test_fallback_server_down_too(learner, world):
     expected = 2 + 1 + 2  # the primary's two attempts, the fallback's reply, its two failed attempts
     expect(len(run.exchanges) == expected, "fallback_asked_again", expected=expected, got=len(run.exchanges),
            answers=", ".join(answer_of(x) for x in run.exchanges))
+
+
+@check("3.1", points=1, en="the same model on a fallback server (OPENAI_FALLBACK_MODEL names the model in use): "
+       "the fallback server takes over", zh="备用服务器上是同一个模型（OPENAI_FALLBACK_MODEL 就是当前模型）：由备用服务器接手")
+def test_fallback_server_same_model(learner, world):
+    e = endpoint(world)
+    primary = failing(world, f"{server(e['base_url'])}=500*")  # down on the primary server only
+    found = on_fallback_server(learner, world, "weather", primary, unused="fallback_server_skipped",
+                               fallback_model=primary)
+    if found is None:
+        return  # complete() never gives up: TODO 2.3's checks say so
+    run, _, failure = found
+    expect_answer(run, failure, world, world.weather[run.scenario.values["city"]])
+
+
+@check("3.1", points=1, en="a fallback server and no fallback model: it answers once and goes down too; one "
+       "switch, then ModelUnavailable reaches the caller",
+       zh="只有备用服务器、没有备用模型：它回复一次后也宕机；只切换一次，然后 ModelUnavailable 交给调用方")
+def test_fallback_server_alone_down_too(learner, world):
+    found = on_fallback_server(learner, world, "fahrenheit", failing(world, "ok,500*"))  # on each server
+    if found is None:
+        return  # complete() never gives up: TODO 2.3's checks say so
+    run, _, failure = found
+    expected = 2 * (1 + 2)  # on each server: a reply, then its two failed attempts
+    expect(len(run.exchanges) == expected, "fallback_server_asked_again", expected=expected,
+           got=len(run.exchanges), answers=", ".join(answer_of(x) for x in run.exchanges))
+    expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
+    expect(failure.params["type"] == "ModelUnavailable", "not_model_unavailable", type=failure.params["type"],
+           message=failure.params["message"])
 
 
 @check("3.1", points=1, en="no fallback and the model down: ModelUnavailable reaches the caller",
