@@ -13,14 +13,17 @@ from functools import lru_cache
 from validator.needs import kit_packages
 
 with kit_packages():  # `python -m mock_llm` by a Python without them: one line, not a traceback
-    from .chat import MODEL, HttpExchange, conversation_text, count_tokens, error_body, read_json
+    from .chat import MODEL, conversation_text
     from .decisions import DecisionSession
+    from .http_exchange import HttpExchange
     from .registry import load_world, over_http, protocol
+    from .request_checks import error_body, read_json
     from .scenarios import DEFAULT_SEED, LessonWorld, Scenario, ScenarioError, first_number, read_yaml
     from .session import BadPayload, BudgetExceeded, NetworkFault, Refusal, Session, message_text, question_of
     from .text_react import (ACTION, ACTION_INPUT, OBSERVATION, Exchange, TextReactSession, answer_text,
                              find_observations, imagined, read_final, read_request, read_steps, request_text,
                              sees_question, written_after_request)
+    from .tokens import count_tokens
     from .tools import calculate
 
 __all__ = ["ACTION", "ACTION_INPUT", "BadPayload", "BudgetExceeded", "DEFAULT_SEED", "DecisionSession", "Exchange",

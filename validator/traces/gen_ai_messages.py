@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from mock_llm.chat import HttpExchange
+from mock_llm import HttpExchange
 from mock_llm.decisions import DecisionExchange
 from validator.grading.report import clean
 from validator.traces.page import MAX_BLOCK
