@@ -14,7 +14,7 @@ from validator.needs import kit_packages
 
 with kit_packages():  # `python -m mock_llm` by a Python without them: one line, not a traceback
     from .chat import MODEL, conversation_text
-    from .decisions import DecisionSession
+    from .decisions import DecisionExchange, DecisionSession
     from .http_exchange import HttpExchange
     from .registry import load_world, over_http, protocol
     from .request_checks import error_body, read_json
@@ -26,12 +26,12 @@ with kit_packages():  # `python -m mock_llm` by a Python without them: one line,
     from .tokens import count_tokens
     from .tools import calculate
 
-__all__ = ["ACTION", "ACTION_INPUT", "BadPayload", "BudgetExceeded", "DEFAULT_SEED", "DecisionSession", "Exchange",
-           "HttpExchange", "LessonWorld", "MODEL", "NetworkFault", "OBSERVATION", "Refusal", "Scenario",
-           "ScenarioError", "Session", "TextReactSession", "answer_text", "calculate", "conversation_text",
-           "count_tokens", "error_body", "find_observations", "first_number", "imagined", "load_world",
-           "message_text", "over_http", "protocol", "question_of", "read_final", "read_json", "read_request",
-           "read_steps", "read_yaml", "reply", "request_text", "sees_question", "written_after_request"]
+__all__ = ["ACTION", "ACTION_INPUT", "BadPayload", "BudgetExceeded", "DEFAULT_SEED", "DecisionExchange",
+           "DecisionSession", "Exchange", "HttpExchange", "LessonWorld", "MODEL", "NetworkFault", "OBSERVATION",
+           "Refusal", "Scenario", "ScenarioError", "Session", "TextReactSession", "answer_text", "calculate",
+           "conversation_text", "count_tokens", "error_body", "find_observations", "first_number", "imagined",
+           "load_world", "message_text", "over_http", "protocol", "question_of", "read_final", "read_json",
+           "read_request", "read_steps", "read_yaml", "reply", "request_text", "sees_question", "written_after_request"]
 
 _world = lru_cache(maxsize=None)(load_world)
 _sessions: dict[tuple[str, str], Session] = {}

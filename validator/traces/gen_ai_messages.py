@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 
-from mock_llm import HttpExchange
-from mock_llm.decisions import DecisionExchange
+from mock_llm import DecisionExchange, HttpExchange
 from validator.grading.report import clean
 from validator.traces.page import MAX_BLOCK
 
