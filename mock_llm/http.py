@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .chat import MODEL, ChatSession, error_body, read_json
+from .chat import MODEL, ChatSession
 from .registry import load_world, over_http
+from .request_checks import error_body, read_json
 from .scenarios import DEFAULT_SEED
 from .session import question_of
 

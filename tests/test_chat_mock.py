@@ -464,7 +464,7 @@ def test_a_made_up_observation_kept_in_the_transcript_is_what_the_model_reads():
 # ---------------------------------------------------------------- failures by model name
 
 def test_a_fault_plan_answers_each_request_of_that_model_in_turn():
-    from mock_llm.chat import fault_plan, fault_for
+    from mock_llm.faults import fault_plan, fault_for
     plan = fault_plan("m#429@7,500,ok")
     assert [getattr(fault_for(plan, n), "kind", "ok") for n in range(5)] == ["429", "500", "ok", "ok", "ok"]
     plan = fault_plan("m#ok,500*")
@@ -701,7 +701,7 @@ def test_a_bad_max_tokens_gets_the_apis_400(limit, message):
 def test_a_request_past_the_context_window_gets_the_apis_400():
     """A history that is never trimmed ends where a real model's context does (day09's reason to
     trim): the API's 400, context_length_exceeded, naming the window and the count."""
-    from mock_llm.chat import CONTEXT_WINDOW
+    from mock_llm.tokens import CONTEXT_WINDOW
     chat = session("one_quote")
     long = [{"role": "user", "content": "x" * 4 * CONTEXT_WINDOW}] + start(chat)
     status, body = ask(chat, long)

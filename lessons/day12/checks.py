@@ -4,7 +4,7 @@ Your functions run in a separate process, with no network. Every openai client y
 there sends its requests to the grader, which answers with the mock model and keeps each request:
 its URL, its headers (the key, the SDK's timeout and retry count) and its body. The mock plays the
 failing network by model name: "qwen2.5-1.5b-instruct#429@7" answers that model's first request
-with a 429 and `Retry-After: 7` (mock_llm/chat.py, fault_plan). `sleep` is the grader's: it records
+with a 429 and `Retry-After: 7` (mock_llm/faults.py, fault_plan). `sleep` is the grader's: it records
 each wait without waiting, and refuses what time.sleep refuses (a str); time.sleep itself is
 refused at once in your code (lesson.yaml sleep_given) and passes at once in the SDK's. Numbers and names come from `world`, so another seed changes them.
 """

@@ -144,52 +144,74 @@ def _edits(node, parents, lines, starts):
         return starts[line - 1] + len(lines[line - 1].encode()[:col].decode())
 
     start, end = where(node.lineno, node.col_offset), where(node.end_lineno, node.end_col_offset)
+    for operator, new in _new_expressions(node, parents):
+        yield operator, start, end, _source(new, parents.get(node))
+    yield from _statement_edits(node, parents, lines, where, start, end)
 
-    def expression(operator, new):
-        text, outer = ast.unparse(new), parents.get(node)
-        loose = isinstance(outer, ast.BoolOp) and isinstance(new, (ast.Compare, ast.BinOp, ast.UnaryOp))
-        if not isinstance(new, ATOMS) and isinstance(outer, TIGHT) and not loose:
-            text = f"({text})"
-        return operator, start, end, text
 
-    def changed(**fields):
-        new = copy.deepcopy(node)
-        for name, value in fields.items():
-            setattr(new, name, value)
-        return new
+def _source(new, outer) -> str:
+    """The text of an expression put where the child of `outer` was: in parentheses where `outer`
+    binds tighter."""
+    text = ast.unparse(new)
+    loose = isinstance(outer, ast.BoolOp) and isinstance(new, (ast.Compare, ast.BinOp, ast.UnaryOp))
+    if not isinstance(new, ATOMS) and isinstance(outer, TIGHT) and not loose:
+        text = f"({text})"
+    return text
 
-    parent = parents.get(node)
+
+def _changed(node, **fields):
+    """A copy of `node` with `fields` set."""
+    new = copy.deepcopy(node)
+    for name, value in fields.items():
+        setattr(new, name, value)
+    return new
+
+
+def _new_expressions(node, parents):
+    """(operator, expression) for each change of `node` that puts another expression in its place."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
-        yield expression("number", ast.Constant(node.value + 1))
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_key(node, parent):
-        yield expression("key", ast.Constant(_other_key(node, parents)))
+        yield "number", ast.Constant(node.value + 1)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_key(node, parents.get(node)):
+        yield "key", ast.Constant(_other_key(node, parents))
     if isinstance(node, ast.Compare):
         for index, op in enumerate(node.ops):
             for table, operator in ((BOUNDARY, "boundary"), (COMPARE, "compare")):
                 if type(op) in table:
                     ops = list(node.ops)
                     ops[index] = table[type(op)]()
-                    yield expression(operator, changed(ops=ops))
+                    yield operator, _changed(node, ops=ops)
     if isinstance(node, ast.BoolOp):
-        yield expression("and_or", changed(op=ast.Or() if isinstance(node.op, ast.And) else ast.And()))
+        yield "and_or", _changed(node, op=ast.Or() if isinstance(node.op, ast.And) else ast.And())
     if isinstance(node, ast.BinOp) and type(node.op) in ARITH:
-        yield expression("arith", changed(op=ARITH[type(node.op)]()))
+        yield "arith", _changed(node, op=ARITH[type(node.op)]())
     if isinstance(node, ast.Call):
-        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
-        if len(positional) >= 2 and len(positional) == len(node.args):
-            args = list(node.args)
-            args[0], args[1] = args[1], args[0]
-            yield expression("swap", changed(args=args))
-        if isinstance(node.func, ast.Name) and node.func.id == "range" and node.args:
-            for sign, step in ((ast.Add(), "range+1"), (ast.Sub(), "range-1")):
-                args = list(node.args)
-                index = 0 if len(args) == 1 else 1
-                args[index] = ast.BinOp(args[index], sign, ast.Constant(1))
-                yield expression(step, changed(args=args))
+        yield from _new_calls(node)
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         default = _default_of(node, parents)
         if default is not None:
-            yield expression("default", default)
+            yield "default", default
+
+
+def _new_calls(node: ast.Call):
+    """(operator, call) for each change of a call's arguments: the first two swapped, a range's
+    end one more and one less."""
+    positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+    if len(positional) >= 2 and len(positional) == len(node.args):
+        args = list(node.args)
+        args[0], args[1] = args[1], args[0]
+        yield "swap", _changed(node, args=args)
+    if isinstance(node.func, ast.Name) and node.func.id == "range" and node.args:
+        for sign, step in ((ast.Add(), "range+1"), (ast.Sub(), "range-1")):
+            args = list(node.args)
+            index = 0 if len(args) == 1 else 1
+            args[index] = ast.BinOp(args[index], sign, ast.Constant(1))
+            yield step, _changed(node, args=args)
+
+
+def _statement_edits(node, parents, lines, where, start, end):
+    """(operator, start, end, replacement) for each change of `node` written as text: a test
+    negated, another name returned, a loop's jump turned, a statement dropped, a try unwrapped."""
+    parent = parents.get(node)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         test = node.test
         test_start, test_end = where(test.lineno, test.col_offset), where(test.end_lineno, test.end_col_offset)

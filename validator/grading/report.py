@@ -91,15 +91,43 @@ def print_report(grade: Grade, lang: str, command: str | None, trace: str | None
     a report for students graded with the instructor's secret seed. `command`: the one to run
     again, or None where a student submits again instead (a platform's page)."""
     console = console or Console(highlight=False, soft_wrap=True)
-    lesson = grade.lesson
     score = Text(f"{say('report_score', lang)}{grade.score}/{grade.max_score}", style="bold")
     if quiet:
-        console.print(Text(f"{lesson.name} ") + score)
+        console.print(Text(f"{grade.lesson.name} ") + score)
         return
     same = first_failures(grade)
     unloaded = load_failure(grade)  # a hint can't help while the file does not load
     traced: set[str] = set()  # the checks whose runs --trace showed
     runs_shown: dict = {}  # each run shown, by its lines: the check it was shown under
+    _print_heading(console, grade, lang, show_seed)
+    for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
+        todo = grade.lesson.todo(todo_id)
+        got, total = grade.todo_score(todo_id)
+        console.print()
+        block(console, Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
+                                     (f"({todo.function})", "dim"), "  ",
+                                     (f"{got}/{total}", "green" if got == total else "red")), 0)
+        for check in checks:
+            _print_check(console, check, grade, lang, same)
+            # --trace: one root cause's trace once (the checks that say "same cause" show none)
+            if trace is not None and not (check.name in same and same[check.name].name in traced):
+                runs = traced_runs(check, trace)
+                traced |= {check.name} if runs else set()
+                print_runs(console, runs, lang, runs_shown, check.title[lang])
+        if got < total and not unloaded:
+            block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
+    if trace is not None and not traced:
+        scenarios = sorted({run.scenario.name for check in grade.checks for run in check.runs})
+        key = "report_trace_none" if scenarios else "report_trace_no_runs"
+        console.print()
+        console.print(say(key, lang, which=trace, scenarios=", ".join(scenarios)), style="yellow", markup=False)
+    _print_ending(console, grade, lang, command, score)
+
+
+def _print_heading(console: Console, grade: Grade, lang: str, show_seed: bool) -> None:
+    """The report's first lines: the lesson, the score and the first TODO to work on, the file (and
+    the seed), the notebook cells left out."""
+    lesson = grade.lesson
     console.print(Text(f"{lesson.name} · {lesson.title[lang]}", style="bold"))
     failing = first_failing_todo(grade)
     summary = say("report_summary_pass", lang) if failing is None else say("report_summary", lang, todo=failing)
@@ -114,35 +142,24 @@ def print_report(grade: Grade, lang: str, command: str | None, trace: str | None
         cells = ", ".join(say("report_left_out_one", lang, cell=cell.said(lang), code=clean(code, None))
                           for cell, code in notebook.left_out)
         block(console, say("report_left_out", lang, cells=cells), 0, "dim")
-    for todo_id, checks in groupby(grade.checks, key=lambda c: c.todo):
-        checks = list(checks)
-        todo = lesson.todo(todo_id)
-        got, total = grade.todo_score(todo_id)
-        console.print()
-        block(console, Text.assemble((f"TODO {todo_id}  ", "bold"), f"{todo.title[lang]} ",
-                                     (f"({todo.function})", "dim"), "  ",
-                                     (f"{got}/{total}", "green" if got == total else "red")), 0)
-        for check in checks:
-            mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
-            block(console, check.title[lang], 4, lead=mark)
-            if check.name in same:
-                block(console, say("same_cause", lang, title=same[check.name].title[lang]), 6, "dim")
-            elif not check.passed:
-                block(console, failure_text(check, grade, lang), 6)
-                if check.printed.strip():
-                    block(console, f"{say('report_output', lang)}\n{printed_excerpt(check)}", 6, "dim")
-            # --trace: one root cause's trace once (the checks that say "same cause" show none)
-            if trace is not None and not (check.name in same and same[check.name].name in traced):
-                runs = traced_runs(check, trace)
-                traced |= {check.name} if runs else set()
-                print_runs(console, runs, lang, runs_shown, check.title[lang])
-        if got < total and not unloaded:
-            block(console, f"{say('report_hint', lang)}{todo.hint[lang]}", 2, "yellow")
-    if trace is not None and not traced:
-        scenarios = sorted({run.scenario.name for check in grade.checks for run in check.runs})
-        key = "report_trace_none" if scenarios else "report_trace_no_runs"
-        console.print()
-        console.print(say(key, lang, which=trace, scenarios=", ".join(scenarios)), style="yellow", markup=False)
+
+
+def _print_check(console: Console, check: CheckResult, grade: Grade, lang: str,
+                 same: dict[str, CheckResult]) -> None:
+    """One check's line, and why it failed: its root cause, or "same cause as" the check that
+    showed it (`same`), and what the learner's code printed."""
+    mark = Text("  ✓ ", style="green") if check.passed else Text("  ✗ ", style="red")
+    block(console, check.title[lang], 4, lead=mark)
+    if check.name in same:
+        block(console, say("same_cause", lang, title=same[check.name].title[lang]), 6, "dim")
+    elif not check.passed:
+        block(console, failure_text(check, grade, lang), 6)
+        if check.printed.strip():
+            block(console, f"{say('report_output', lang)}\n{printed_excerpt(check)}", 6, "dim")
+
+
+def _print_ending(console: Console, grade: Grade, lang: str, command: str | None, score: Text) -> None:
+    """The report's last lines: the score, and what to do next."""
     console.print()
     console.print(score)
     if grade.score == grade.max_score:

@@ -25,17 +25,14 @@ def recipe(engine: str, lesson: Lesson, shards: int, cpus: int) -> str:
     return {"github": github, "kubernetes": kubernetes, "slurm": slurm}[engine](lesson.name, shards, cpus)
 
 
-def github(lesson: str, shards: int, cpus: int) -> str:
-    """A workflow: a matrix job per shard, each uploading its --out as an artifact (hidden files
-    too: .shard.json is what merge reads), then a merge job that downloads them all, each into
-    shards/NAME, and uploads the gradebooks."""
-    numbers = ", ".join(str(k) for k in range(1, shards + 1))
-    setup = """      - uses: actions/checkout@v4
+# Each file is a str.format template: {name} a value, {{ and }} a brace of the file itself.
+GITHUB_SETUP = """      - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
       - run: python -m pip install --quiet -e ."""
-    return f"""# Grading {lesson} in {shards} shards on GitHub Actions (`python validate.py shard-recipe github`).
+
+GITHUB_WORKFLOW = """# Grading {lesson} in {shards} shards on GitHub Actions (`python validate.py shard-recipe github`).
 # Commit it as .github/workflows/grade-{lesson}.yml in a private repository holding the kit and
 # the students' files in submissions/ (one .py, folder or .zip per student), set the secret
 # REACTLINGS_SEED to your seed, and run it from the Actions tab (workflow_dispatch). The
@@ -65,8 +62,8 @@ jobs:
           if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then
             sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0
           fi
-{SEED_STEP}      - name: Grade shard ${{{{ matrix.shard }}}} of {shards}
-        run: python validate.py grade {lesson} submissions --out "shard-${{{{ matrix.shard }}}}" --shard "${{{{ matrix.shard }}}}/{shards}" --seed-file "$RUNNER_TEMP/reactlings-seed" --jobs {cpus + 2}
+{seed_step}      - name: Grade shard ${{{{ matrix.shard }}}} of {shards}
+        run: python validate.py grade {lesson} submissions --out "shard-${{{{ matrix.shard }}}}" --shard "${{{{ matrix.shard }}}}/{shards}" --seed-file "$RUNNER_TEMP/reactlings-seed" --jobs {jobs}
       - uses: actions/upload-artifact@v4
         with:
           name: shard-${{{{ matrix.shard }}}}
@@ -93,10 +90,15 @@ jobs:
 """
 
 
-def kubernetes(lesson: str, shards: int, cpus: int) -> str:
-    """An Indexed Job of `shards` completions and a merge Job, on one volume that holds the
-    submissions and receives the shards and the gradebooks; applied in two steps by label."""
-    volumes = """      volumes:
+def github(lesson: str, shards: int, cpus: int) -> str:
+    """A workflow: a matrix job per shard, each uploading its --out as an artifact (hidden files
+    too: .shard.json is what merge reads), then a merge job that downloads them all, each into
+    shards/NAME, and uploads the gradebooks."""
+    numbers = ", ".join(str(k) for k in range(1, shards + 1))
+    return GITHUB_WORKFLOW.format(lesson=lesson, shards=shards, numbers=numbers, setup=GITHUB_SETUP,
+                                  seed_step=SEED_STEP, jobs=cpus + 2)
+
+KUBERNETES_VOLUMES = """      volumes:
         - name: class
           persistentVolumeClaim:
             claimName: reactlings-class
@@ -104,13 +106,15 @@ def kubernetes(lesson: str, shards: int, cpus: int) -> str:
           secret:
             secretName: reactlings-seed
             defaultMode: 0400"""
-    mounts = """          volumeMounts:
+
+KUBERNETES_MOUNTS = """          volumeMounts:
             - name: class
               mountPath: /class
             - name: seed
               mountPath: /seed
               readOnly: true"""
-    return f"""# Grading {lesson} in {shards} shards on Kubernetes (`python validate.py shard-recipe kubernetes`).
+
+KUBERNETES_JOBS = """# Grading {lesson} in {shards} shards on Kubernetes (`python validate.py shard-recipe kubernetes`).
 # Needs: an image with the kit installed in /kit (COPY the kit, then `python -m pip install .`),
 # named in both `image:` lines; a ReadWriteMany PersistentVolumeClaim "reactlings-class" holding
 # the students' files in submissions/ (one .py, folder or .zip per student); your seed in a
@@ -137,7 +141,7 @@ spec:
   completionMode: Indexed
   completions: {shards}
   parallelism: {shards}
-  backoffLimit: {2 * shards}
+  backoffLimit: {retries}
   template:
     spec:
       restartPolicy: Never
@@ -145,18 +149,18 @@ spec:
         - name: grade
           image: REPLACE-WITH-YOUR-IMAGE
           workingDir: /kit
-          # JOB_COMPLETION_INDEX is 0 to {shards - 1}; the kit numbers shards from 1 (--shard auto/N adds one)
+          # JOB_COMPLETION_INDEX is 0 to {last_index}; the kit numbers shards from 1 (--shard auto/N adds one)
           command:
             - sh
             - -c
             - >-
               exec python validate.py grade {lesson} /class/submissions
               --out "/class/shards/shard-$((JOB_COMPLETION_INDEX + 1))" --shard auto/{shards}
-              --seed-file /seed/seed --jobs {cpus + 2}
+              --seed-file /seed/seed --jobs {jobs}
           resources:
             requests:
               cpu: "{cpus}"
-              memory: {2 * cpus}Gi
+              memory: {memory}Gi
           securityContext:
             privileged: true
             runAsUser: 0
@@ -187,10 +191,14 @@ spec:
 """
 
 
-def slurm(lesson: str, shards: int, cpus: int) -> str:
-    """A batch script that is both the array's task and, run by hand, the submitter of the array
-    and of the merge after it (afterok: only once every task ended well)."""
-    return f"""#!/bin/bash
+def kubernetes(lesson: str, shards: int, cpus: int) -> str:
+    """An Indexed Job of `shards` completions and a merge Job, on one volume that holds the
+    submissions and receives the shards and the gradebooks; applied in two steps by label."""
+    return KUBERNETES_JOBS.format(lesson=lesson, shards=shards, retries=2 * shards, last_index=shards - 1,
+                                  cpus=cpus, memory=2 * cpus, jobs=cpus + 2, mounts=KUBERNETES_MOUNTS,
+                                  volumes=KUBERNETES_VOLUMES)
+
+SLURM_SCRIPT = """#!/bin/bash
 # Grading {lesson} in {shards} shards on Slurm (`python validate.py shard-recipe slurm`).
 # Edit the paths below (a folder every node sees), then, on the login node:
 #   bash THIS-FILE
@@ -230,3 +238,9 @@ cd "$KIT"
 exec "$PYTHON" validate.py grade {lesson} "$SUBMISSIONS" --out "$SHARDS/shard-$SLURM_ARRAY_TASK_ID" \\
   --shard auto --seed-file "$SEED_FILE" --jobs $(( ${{SLURM_CPUS_PER_TASK:-{cpus}}} + 2 ))
 """
+
+
+def slurm(lesson: str, shards: int, cpus: int) -> str:
+    """A batch script that is both the array's task and, run by hand, the submitter of the array
+    and of the merge after it (afterok: only once every task ended well)."""
+    return SLURM_SCRIPT.format(lesson=lesson, shards=shards, cpus=cpus)
