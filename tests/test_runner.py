@@ -716,15 +716,16 @@ def test_the_hang_spot_of_gathered_tasks_is_the_stuck_tasks_line(load):
 
 
 # Appended to a learner file: `asking_once_watched(tools, *args)` calls its `asking(*args)` and, from
-# a thread, calls the grader's tool once the watchdog (of the sandbox, run as __main__) has looked
-# three times SPOT_SAMPLES since; each look follows one sleep of its thread's (named after `watch`),
-# by the sandbox's own `_sleep` (a lesson may replace time.sleep, so the sandbox keeps the real one).
+# a thread, calls the grader's tool once the watchdog (the sandbox's hangs.py) has looked three
+# times SPOT_SAMPLES since; each look follows one sleep of its thread's (named after `watch`), by
+# hangs.py's own `_sleep` (a lesson may replace time.sleep, so the sandbox keeps the real one).
 WATCHED = """
 
-import __main__
 import threading
 
-_sleep, _looked = __main__._sleep, threading.Semaphore(0)
+import hangs
+
+_sleep, _looked = hangs._sleep, threading.Semaphore(0)
 
 
 def _counting_sleep(seconds):
@@ -733,12 +734,12 @@ def _counting_sleep(seconds):
     _sleep(seconds)
 
 
-__main__._sleep = _counting_sleep
+hangs._sleep = _counting_sleep
 
 
 def asking_once_watched(tools, *args):
     def tell():
-        for _ in range(3 * __main__.SPOT_SAMPLES):
+        for _ in range(3 * hangs.SPOT_SAMPLES):
             _looked.acquire()
         tools[0]("watched")
 
