@@ -30,7 +30,7 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator.child import enter_jail
+from validator.child import enter_jail, launching
 from validator.grading.runner import Submission
 from validator.isolation import forkserver, jail
 
@@ -237,7 +237,7 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
         assert time.monotonic() < deadline, (processes.state(daemon), processes.state(launcher))
         time.sleep(0.05)
     # The killed grader's cgroups are left behind, empty; the next grading sweeps them.
-    leftovers = [os.path.join(f, enter_jail.cgroup_name(launchers[0])) for f in enter_jail.cgroup_folders().values()]
+    leftovers = [os.path.join(f, launching.cgroup_name(launchers[0])) for f in launching.cgroup_folders().values()]
     grade(submit(tmp_path, None, "dave.py"), tmp_path / "dave.json")
     assert not any(os.path.exists(folder) for folder in leftovers)
 

@@ -20,8 +20,8 @@ def serve(control_fd, grader, preload):
     student's file name. Tells the grader how its forks ended: "exited PID WAIT_STATUS"."""
     import signal
 
-    import enter_jail
-    enter_jail.die_with(grader, 0)
+    import launching
+    launching.die_with(grader, 0)
     for name in preload:
         for module in STUBS_USE.get(name, (name,)):
             try:
@@ -63,7 +63,8 @@ def _spare(control, taken_w, server):
     import marshal
 
     import enter_jail
-    enter_jail.die_with(server, 0)
+    import launching
+    launching.die_with(server, 0)
     try:
         message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
     except OSError:
@@ -79,7 +80,7 @@ def _spare(control, taken_w, server):
     sandbox.only_open(where)  # nothing of the server's stays open: the learner gets only its socket
 
     def run():
-        for name in ("enter_jail", "serve_forks"):  # as in a sandbox started cold
+        for name in ("enter_jail", "isolate_by_user", "launching", "linux", "serve_forks"):  # as started cold
             sys.modules.pop(name, None)
         sys.argv = [sys.argv[0], str(where), request["path"]]
         status = 0
@@ -91,5 +92,5 @@ def _spare(control, taken_w, server):
 
     if request.get("jail"):
         enter_jail.start(dict(request["jail"], fds=[where], grader=server, continue_with=run), probe=False)
-    enter_jail.set_rlimits(request["limits"])
+    launching.set_rlimits(request["limits"])
     run()
