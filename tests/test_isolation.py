@@ -382,10 +382,11 @@ def test_the_child_has_no_network(inside):
 # ---------------------------------------------------------------- turned off, or required
 
 def test_isolation_off_is_said_and_required_is_an_error(tmp_path):
-    script = ("from validator.grading import runner\nfrom validator.isolation import jail\n"
+    script = ("from validator.child import SANDBOX\nfrom validator.grading import runner\n"
+              "from validator.isolation import jail\n"
               "print(jail.unavailable_reason())\n"
               "jail.required = True\n"
-              "try:\n    runner.Submission(runner.SANDBOX).spawn()\nexcept jail.Unavailable:\n    print('refused')\n")
+              "try:\n    runner.Submission(SANDBOX).spawn()\nexcept jail.Unavailable:\n    print('refused')\n")
     env = dict(os.environ, **{jail.OFF_VARIABLE: "off"})
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=60)

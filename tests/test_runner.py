@@ -14,7 +14,7 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator.grading import runner
+from validator.grading import child_process, runner
 from validator.child.wire import Record, Unawaited
 from validator.grading.runner import Submission
 from validator.isolation import forkserver
@@ -996,7 +996,7 @@ def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
     submission = load(LEAVES_TOOLS)
     assert call(submission, "ask_and_leave", 30, tools=tools).value == "left"
     deadline = time.monotonic() + 30  # as many start as the grader has tool threads; the rest queue
-    while len(started) < runner.TOOL_THREADS:
+    while len(started) < child_process.TOOL_THREADS:
         assert time.monotonic() < deadline, started
         time.sleep(0.01)
     runners = submission.tool_runners
@@ -1009,7 +1009,7 @@ def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
     runners.shutdown = shutdown_then_release
     submission.close()
     shutdown(wait=True)  # every call that could still start has started and ended
-    assert len(started) == runner.TOOL_THREADS  # only those that had started
+    assert len(started) == child_process.TOOL_THREADS  # only those that had started
 
 
 def test_tool_calls_waiting_at_once_are_bounded(load):

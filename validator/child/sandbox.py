@@ -1,4 +1,5 @@
-"""The child process that runs a learner's file. Started by runner.py; never imported by the grader.
+"""The child process that runs a learner's file. Started by the grader's
+child_process.py; never imported by the grader.
 
 It needs only the files beside it in SANDBOX_FILES (validator/child/__init__.py): wire.py, the
 messages; hangs.py, where a call that ran out of time is stuck; tracebacks.py, the learner's
