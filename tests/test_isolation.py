@@ -30,7 +30,7 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator.child import enter_jail
+from validator.child import enter_jail, launching
 from validator.grading.runner import Submission
 from validator.isolation import forkserver, jail
 
@@ -239,7 +239,7 @@ def test_killing_the_grader_ends_everything_the_submission_started(tmp_path):
         assert time.monotonic() < deadline, (processes.state(daemon), processes.state(launcher))
         time.sleep(0.05)
     # The killed grader's cgroups are left behind, empty; the next grading sweeps them.
-    leftovers = [os.path.join(f, enter_jail.cgroup_name(launchers[0])) for f in enter_jail.cgroup_folders().values()]
+    leftovers = [os.path.join(f, launching.cgroup_name(launchers[0])) for f in launching.cgroup_folders().values()]
     grade(submit(tmp_path, None, "dave.py"), tmp_path / "dave.json")
     assert not any(os.path.exists(folder) for folder in leftovers)
 
@@ -385,10 +385,11 @@ def test_the_child_has_no_network(inside):
 # ---------------------------------------------------------------- turned off, or required
 
 def test_isolation_off_is_said_and_required_is_an_error(tmp_path):
-    script = ("from validator.grading import runner\nfrom validator.isolation import jail\n"
+    script = ("from validator.child import SANDBOX\nfrom validator.grading import runner\n"
+              "from validator.isolation import jail\n"
               "print(jail.unavailable_reason())\n"
               "jail.required = True\n"
-              "try:\n    runner.Submission(runner.SANDBOX).spawn()\nexcept jail.Unavailable:\n    print('refused')\n")
+              "try:\n    runner.Submission(SANDBOX).spawn()\nexcept jail.Unavailable:\n    print('refused')\n")
     env = dict(os.environ, **{jail.OFF_VARIABLE: "off"})
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=60)

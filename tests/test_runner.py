@@ -14,7 +14,7 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator.grading import runner
+from validator.grading import child_process, runner
 from validator.child.wire import Record, Unawaited
 from validator.grading.runner import Submission
 from validator.isolation import forkserver
@@ -716,15 +716,16 @@ def test_the_hang_spot_of_gathered_tasks_is_the_stuck_tasks_line(load):
 
 
 # Appended to a learner file: `asking_once_watched(tools, *args)` calls its `asking(*args)` and, from
-# a thread, calls the grader's tool once the watchdog (of the sandbox, run as __main__) has looked
-# three times SPOT_SAMPLES since; each look follows one sleep of its thread's (named after `watch`),
-# by the sandbox's own `_sleep` (a lesson may replace time.sleep, so the sandbox keeps the real one).
+# a thread, calls the grader's tool once the watchdog (the sandbox's hangs.py) has looked three
+# times SPOT_SAMPLES since; each look follows one sleep of its thread's (named after `watch`), by
+# hangs.py's own `_sleep` (a lesson may replace time.sleep, so the sandbox keeps the real one).
 WATCHED = """
 
-import __main__
 import threading
 
-_sleep, _looked = __main__._sleep, threading.Semaphore(0)
+import hangs
+
+_sleep, _looked = hangs._sleep, threading.Semaphore(0)
 
 
 def _counting_sleep(seconds):
@@ -733,12 +734,12 @@ def _counting_sleep(seconds):
     _sleep(seconds)
 
 
-__main__._sleep = _counting_sleep
+hangs._sleep = _counting_sleep
 
 
 def asking_once_watched(tools, *args):
     def tell():
-        for _ in range(3 * __main__.SPOT_SAMPLES):
+        for _ in range(3 * hangs.SPOT_SAMPLES):
             _looked.acquire()
         tools[0]("watched")
 
@@ -995,7 +996,7 @@ def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
     submission = load(LEAVES_TOOLS)
     assert call(submission, "ask_and_leave", 30, tools=tools).value == "left"
     deadline = time.monotonic() + 30  # as many start as the grader has tool threads; the rest queue
-    while len(started) < runner.TOOL_THREADS:
+    while len(started) < child_process.TOOL_THREADS:
         assert time.monotonic() < deadline, started
         time.sleep(0.01)
     runners = submission.tool_runners
@@ -1008,7 +1009,7 @@ def test_tool_calls_a_child_leaves_queued_never_run_after_it(load):
     runners.shutdown = shutdown_then_release
     submission.close()
     shutdown(wait=True)  # every call that could still start has started and ended
-    assert len(started) == runner.TOOL_THREADS  # only those that had started
+    assert len(started) == child_process.TOOL_THREADS  # only those that had started
 
 
 def test_tool_calls_waiting_at_once_are_bounded(load):

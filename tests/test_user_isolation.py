@@ -33,7 +33,7 @@ from pathlib import Path
 import processes
 import pytest
 
-from validator.child import SANDBOX, enter_jail
+from validator.child import SANDBOX, launching
 from validator.isolation import jail
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -318,7 +318,7 @@ def test_no_ipc_object_it_made_outlives_it(machine, tmp_path):
     def mine() -> list[str]:
         return [f"{kind}: {row}" for kind in ("shm", "msg", "sem")
                 for row in Path(f"/proc/sysvipc/{kind}").read_text(encoding="ascii").splitlines()[1:]
-                if int(row.split()[{"shm": 7, "msg": 7, "sem": 4}[kind]]) >= enter_jail.UID_BASE]
+                if int(row.split()[{"shm": 7, "msg": 7, "sem": 4}[kind]]) >= launching.UID_BASE]
     before = mine()
     status, results, found, _ = attack(machine, tmp_path, "leave_ipc_behind")
     assert found == "leave_ipc_behind; made: ['msg', 'sem', 'shm']", found

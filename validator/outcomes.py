@@ -7,6 +7,7 @@ to their values, go into JSON as them, and a lesson's check may still write `== 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -78,3 +79,17 @@ class Problem(_Text):
     def while_loading(self) -> Problem:
         """This problem met while the file loads: a hang or a death then means it never loaded."""
         return {Problem.HANG: Problem.IMPORT_HANG, Problem.DIED: Problem.IMPORT_DIED}.get(self, self)
+
+
+@dataclass
+class Outcome:
+    """What one call did. Exactly one of value / error / problem describes how it ended."""
+    value: object = None
+    error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
+    problem: Problem | None = None  # why it returned no value (above)
+    detail: str = ""  # for a problem: exit status, budget, ...
+    stdout: str = ""
+    unawaited: int = 0  # model-call coroutines made but never awaited
+    seconds: float = 0.0
+    child_ok: bool = False  # the call ended cleanly: the child can serve the next one
+    again: bool = False  # a hang at a line where an earlier call hung: the same cause

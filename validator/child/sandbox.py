@@ -1,6 +1,9 @@
-"""The child process that runs a learner's file. Started by runner.py; never imported by the grader.
+"""The child process that runs a learner's file. Started by the grader's
+child_process.py; never imported by the grader.
 
-It needs only this file and wire.py. Messages, one JSON object per line (see wire.py):
+It needs only the files beside it in SANDBOX_FILES (validator/child/__init__.py): wire.py, the
+messages; hangs.py, where a call that ran out of time is stuck; tracebacks.py, the learner's
+errors. Messages, one JSON object per line (see wire.py):
 
     grader -> child   {"op": "load", "model_function": "llm_call", "sleep_given": false}   import the file
                       (and "file": "/course/work.py", its __file__ if not its path: a notebook's code)
@@ -23,42 +26,34 @@ where the learner's code cannot reach them. Only JSON crosses: nothing the child
 A reader thread takes every message from the grader, so learner code may call the model or tools
 from several threads or tasks at once: each request has an id and waits for its own answer.
 """
-import ast
 import asyncio
 import builtins
-import ctypes
 import importlib
 import importlib.util
 import inspect
 import itertools
-import linecache
 import os
 import queue
 import socket
 import sys
 import threading
 import time
-import tokenize
 import traceback
 import types
 import warnings
 
-from wire import LineReader, dump, encode  # wire.py sits next to this file
+from hangs import CallStopped, HangWatch  # the child's files sit next to each other
+from tracebacks import describe
+from wire import LineReader, dump, encode
 
 STDOUT_LIMIT = 4000  # characters of the learner's printing kept per call
 FLOOD_LIMIT = 1_000_000  # characters printed in one call that end it: a print in an endless loop
-SPOT_SAMPLES = 8  # a later call seen this many times in a row (every 15 ms) at a line where an
-SAMPLE_EVERY = 0.015  # earlier call hung is hung again: ended at once, not after the full limit
 _sleep = time.sleep  # the real one, for this file's own waits: a lesson may replace time.sleep
 
 
 class ModelRefused(BaseException):
     """The grader's model refused (call budget spent, endpoint down). A BaseException, so that the
     learner's `except Exception` does not swallow it and their loop unwinds."""
-
-
-class CallStopped(BaseException):
-    """Raised in the learner's running call when the grader stops it (it ran out of time)."""
 
 
 class SleptForReal(BaseException):
@@ -150,46 +145,7 @@ class Channel:
                     self.calls.put(message)
 
 
-def learner_frames(error, path):
-    """The learner's frames of `error` and of the exceptions it came from (a StopIteration that
-    became a RuntimeError, say): only lines of the learner's file, oldest first."""
-    frames, seen, current = [], set(), error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        mine = [f for f in traceback.extract_tb(current.__traceback__) if f.filename == path]
-        frames = mine + [f for f in frames if (f.lineno, f.name) not in {(m.lineno, m.name) for m in mine}]
-        current = _origin(current)
-    return "".join(traceback.format_list(frames))
-
-
-def describe(error, path):
-    try:
-        message = str(error)
-    except Exception:
-        message = f"<str() of {type(error).__name__} raised>"
-    return {"type": type(error).__name__, "message": message, "traceback": learner_frames(error, path),
-            "chain": _chain(error)}
-
-
-def _chain(error):
-    """The exceptions this one came from, as 'Type: message' (StopIteration -> RuntimeError)."""
-    chain, seen, current = [], {id(error)}, _origin(error)
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        chain.append(f"{type(current).__name__}: {current}")
-        current = _origin(current)
-    return chain
-
-
-def _origin(error):
-    """The exception this one came from, as Python's own traceback shows it: the cause, else the
-    context unless `raise … from None` hid it (json hides a StopIteration that way)."""
-    if error.__cause__ is not None:
-        return error.__cause__
-    return None if error.__suppress_context__ else error.__context__
-
-
-class Child:
+class Child(HangWatch):
     def __init__(self, channel, path, output):
         self.channel, self.path, self.output = channel, path, output
         self.module = None
@@ -401,219 +357,6 @@ class Child:
         self.loop = asyncio.get_running_loop()
         return await coroutine
 
-    # ------------------------------------------------------------ a call that runs out of time
-
-    def stop(self):
-        """The grader's time limit passed: say where the code is, then end the call."""
-        where, spot = self.where_stuck()
-        self.channel.send({"op": "stuck", "where": where, "spot": spot})
-        if self.running:
-            self.stopped = True
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.main_thread().ident),
-                                                       ctypes.py_object(CallStopped))
-            self._wake_loop()
-
-    def where_stuck(self):
-        """The learner's lines where the code is now: every thread's stack, and the suspended
-        coroutines of the call's event loop. Also the innermost line, to know this hang again: the
-        main thread's, else (async code, its loop idle) that of the task the call is stuck on."""
-        frames, innermost = [], None
-        for ident, frame in sys._current_frames().items():
-            if ident == threading.get_ident():
-                continue
-            stack, line = self._steady(frame)
-            if ident == threading.main_thread().ident:
-                innermost = line
-            frames.extend(traceback.FrameSummary(self.path, number, name,
-                                                 line=linecache.getline(self.path, number).strip())
-                          for name, number in stack)
-        waiting = self._suspended_tasks()
-        for task, chain in waiting:
-            frames.extend(s for f in chain if f.f_code.co_filename == self.path
-                          for s in traceback.extract_stack(f, limit=1))
-        if innermost is None:
-            innermost = self._stuck_task_line(waiting)
-        unique = []
-        for f in frames:
-            if (f.lineno, f.name) not in {(g.lineno, g.name) for g in unique}:
-                unique.append(f)
-        return "".join(traceback.format_list(unique)), [innermost] if innermost else []
-
-    def watch(self, thread):
-        """While a call runs: if the main thread, or a task of the call's event loop suspended in an
-        await, sits at a line where an earlier call hung, for SPOT_SAMPLES samples in a row, it is
-        the same hang: stop it now. Code waiting for the grader's answer is never counted."""
-        spots, streaks = self.hang_spots, {}
-        while self.running and not self.stopped and self.hang_spots is spots:  # a new call: a new set
-            _sleep(SAMPLE_EVERY)
-            try:
-                at_spots = self._at_hang_spots(thread, spots)
-            except Exception:  # a moment it could not look (learner objects mid-change): not seen there
-                at_spots = set()
-            streaks = {key: streaks.get(key, 0) + 1 for key in at_spots}
-            if any(n >= SPOT_SAMPLES for n in streaks.values()) and self.running and self.hang_spots is spots:
-                self.channel.send({"op": "hang_again"})  # the grader answers with a stop
-                return
-
-    def _at_hang_spots(self, thread, spots):
-        """Who sits at a known hang spot now: ("main", line) and (id(task), line) keys."""
-        found = set()
-        line = self._steady(sys._current_frames().get(thread.ident))[1]
-        if line in spots:
-            found.add(("main", line))
-        for task, chain in self._suspended_tasks():
-            line = self._learner_line(reversed(chain))
-            if line in spots:
-                found.add((id(task), line))
-        return found
-
-    def _steady(self, frame):
-        """A running thread's learner frames as (function, line), outermost first, and its innermost
-        learner line (see _learner_line), the same at every look: from the first frame inside a
-        `while` loop on, a loop that spins is somewhere in its lines or in what they call, so that
-        frame is given the loop's first line and the frames below it are left out. Called by the
-        watchdog every SAMPLE_EVERY: it reads no source lines."""
-        line = self._learner_line(_outward(frame))
-        if self.loops is None:
-            self.loops = _while_loops(self.path)
-        stack = []
-        for outer in reversed(list(_outward(frame))):
-            if outer.f_code.co_filename != self.path:
-                continue
-            header = self.loops.get(outer.f_lineno)
-            stack.append((outer.f_code.co_name, header or outer.f_lineno))
-            if header is not None:
-                return stack, header if line is not None else None
-        return stack, line
-
-    def _learner_line(self, frames):
-        """The innermost learner line of a stack or await chain (`frames`, innermost first); None
-        if there is none, or if below it the code waits for the grader's answer (a model, http or
-        tool request): that is the grader's time, answered at once, never where code is stuck."""
-        for frame in frames:
-            code = frame.f_code
-            if code.co_filename == self.path:
-                return frame.f_lineno
-            if code is Channel.ask.__code__ or (code.co_filename == _SANDBOX_FILE
-                                                 and code.co_flags & inspect.CO_COROUTINE):
-                return None
-        return None
-
-    def _suspended_tasks(self):
-        """[(task, await chain)] for the unfinished tasks of the running call's event loop, each
-        chain the frames of its coroutines awaiting one another, outermost first. Read from another
-        thread while the loop runs: the set of tasks may change meanwhile, so a few tries."""
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            return []
-        for _ in range(5):
-            try:
-                tasks = list(asyncio.all_tasks(loop))
-                break
-            except RuntimeError:  # "Set changed size during iteration": tasks came or went
-                continue
-        else:
-            return []
-        try:
-            return [(task, _await_chain(task)) for task in tasks]
-        except Exception:  # never fail the stop (the reader thread) or the watchdog
-            return []
-
-    def _stuck_task_line(self, waiting):
-        """The innermost learner line of the task the call is stuck on. A task that awaits other
-        tasks (gather, wait, a TaskGroup) is stuck because of them: theirs is the line. Then the
-        call's own task before others (a heartbeat task, say). None when every task with a
-        learner line waits for the grader's answer."""
-        lines = []
-        for task, chain in waiting:
-            line = self._learner_line(reversed(chain))
-            if line is not None:
-                is_call = bool(chain) and chain[0].f_code is Child.tracked.__code__
-                lines.append((_awaits_tasks(task, chain), not is_call, line))
-        return min(lines)[2] if lines else None
-
-    def _wake_loop(self):
-        """A loop idle in its selector runs no Python code, so the stop raised in the main thread
-        would wait there forever: a no-op callback wakes the loop, and the stop ends the call."""
-        loop = self.loop
-        try:
-            if loop is not None and loop.is_running():
-                loop.call_soon_threadsafe(_nothing)
-        except RuntimeError:  # closed meanwhile: the call is over anyway
-            pass
-
-
-_SANDBOX_FILE = Channel.ask.__code__.co_filename
-_COROUTINE_TYPES = (types.CoroutineType, types.GeneratorType, types.AsyncGeneratorType)
-# Awaiting other tasks: a task suspended in these (or awaiting a task or a gather) is not itself stuck.
-_TASK_WAITS = {getattr(f, "__code__", None) for f in (
-    getattr(asyncio.tasks, "wait", None), getattr(asyncio.tasks, "_wait", None),
-    getattr(asyncio.tasks, "wait_for", None), getattr(getattr(asyncio, "TaskGroup", None), "__aexit__", None))} - {None}
-_GATHERING = getattr(asyncio.tasks, "_GatheringFuture", ())
-
-
-def _nothing():
-    pass
-
-
-def _while_loops(path):
-    """line -> the first line of the innermost `while` loop holding it in the same function."""
-    try:
-        with tokenize.open(path) as source:
-            tree = ast.parse(source.read())
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    found = {}
-
-    def visit(node, header):
-        for child in ast.iter_child_nodes(node):
-            if not hasattr(child, "end_lineno"):
-                continue
-            lines = range(child.lineno, child.end_lineno + 1)
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                for line in lines:  # a scope of its own: not in the loop around its definition
-                    found.pop(line, None)
-                visit(child, None)
-                continue
-            inner = child.lineno if isinstance(child, ast.While) else header
-            if inner is not None:
-                found.update(dict.fromkeys(lines, inner))
-            visit(child, inner)
-
-    visit(tree, None)
-    return found
-
-
-def _outward(frame):
-    """A thread's frames, innermost first."""
-    while frame is not None:
-        yield frame
-        frame = frame.f_back
-
-
-def _await_chain(task):
-    """The frames of a task's coroutines awaiting one another, outermost first. Only the built-in
-    coroutine and generator types are followed: nothing of the learner's runs in this thread."""
-    chain, awaiting = [], task.get_coro()
-    if isinstance(awaiting, types.CoroutineType) and inspect.getcoroutinestate(awaiting) == inspect.CORO_CREATED:
-        return []  # not started: it waits for its turn, not anywhere in the learner's code
-    while isinstance(awaiting, _COROUTINE_TYPES) and len(chain) < 1000:
-        frame = getattr(awaiting, "cr_frame", None) or getattr(awaiting, "gi_frame", None) or \
-            getattr(awaiting, "ag_frame", None)
-        if frame is not None:
-            chain.append(frame)
-        awaiting = getattr(awaiting, "cr_await", None) or getattr(awaiting, "gi_yieldfrom", None) or \
-            getattr(awaiting, "ag_await", None)
-    return chain
-
-
-def _awaits_tasks(task, chain):
-    """The task waits on other tasks: it awaits a task or a gather, or is in asyncio.wait,
-    wait_for or a TaskGroup's end."""
-    waiter = getattr(task, "_fut_waiter", None)
-    return (isinstance(waiter, (asyncio.Task, _GATHERING)) or any(f.f_code in _TASK_WAITS for f in chain))
-
-
 class LessonTypeMissing(Exception):
     """The checks build a class (Tool, AgentStep, …) that the learner's file does not define."""
 
@@ -679,95 +422,9 @@ def main(where, path):
         channel.send(child.call(channel.calls.get()))
 
 
-# ---------------------------------------------------------------- a warm fork server
-
-# The kit's modules a learner's file imports are stubs (install_mock_stubs): what they use instead.
-STUBS_USE = {"mock_llm": (), "mock_llm.http": ("openai",)}
-
-
-def serve(control_fd, grader, preload):
-    """Be a fork server (forkserver.py): this file and `preload`, the modules the lesson's files
-    import, are loaded once; each submission's child is a fork of this process. Requests are read
-    by a spare fork, never here: the memory a child starts from holds no request, so no other
-    student's file name. Tells the grader how its forks ended: "exited PID WAIT_STATUS"."""
-    import signal
-
-    import enter_jail
-    enter_jail.die_with(grader, 0)
-    for name in preload:
-        for module in STUBS_USE.get(name, (name,)):
-            try:
-                importlib.import_module(module)
-            except Exception:  # noqa: BLE001 -- not there, or not importable alone: the child will say
-                pass
-    control = socket.socket(fileno=control_fd)
-
-    def reap(*_):
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            try:
-                control.send(f"exited {pid} {status}".encode())
-            except OSError:
-                os._exit(0)  # the grader is gone
-
-    signal.signal(signal.SIGCHLD, reap)
-    while True:
-        taken_r, taken_w = os.pipe()
-        if os.fork() == 0:
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            os.close(taken_r)
-            _spare(control, taken_w, os.getppid())
-        os.close(taken_w)
-        taken = os.read(taken_r, 1)  # the spare took a request: fork the next one
-        os.close(taken_r)
-        if not taken:  # the spare found the grader gone
-            os._exit(0)
-
-
-def _spare(control, taken_w, server):
-    """A fork waiting for the next request; it becomes the submission's launcher (enter_jail.py's A,
-    or unjailed, the sandbox itself). Never returns."""
-    import marshal
-
-    import enter_jail
-    enter_jail.die_with(server, 0)
-    try:
-        message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
-    except OSError:
-        message, fds = b"", []
-    if not message or len(fds) != 1:
-        os._exit(0)  # the grader closed the connection: it is done
-    os.write(taken_w, b"1")
-    request = marshal.loads(message)
-    os.setsid()  # a process group of its own, as Popen(start_new_session=True) makes one
-    socket.send_fds(control, [f"started {request['id']} {os.getpid()}".encode()], [os.pidfd_open(os.getpid())])
-    where = fds[0]
-    control.detach()
-    only_open(where)  # nothing of the server's stays open: the learner gets only its socket
-
-    def run():
-        sys.modules.pop("enter_jail", None)  # as in a sandbox started cold
-        sys.argv = [sys.argv[0], str(where), request["path"]]
-        status = 0
-        try:
-            main(str(where), request["path"])
-        except BaseException:  # noqa: BLE001 -- as an uncaught exception ends an interpreter
-            status = 1
-        os._exit(status)
-
-    if request.get("jail"):
-        enter_jail.start(dict(request["jail"], fds=[where], grader=server, continue_with=run), probe=False)
-    enter_jail.set_rlimits(request["limits"])
-    run()
-
-
 if __name__ == "__main__":
-    if sys.argv[1] == "--serve":
-        serve(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
+    if sys.argv[1] == "--serve":  # a fork server (forkserver.py): serve_forks.py, beside this file
+        import serve_forks
+        serve_forks.serve(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     else:
         main(sys.argv[1], sys.argv[2])

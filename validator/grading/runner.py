@@ -4,51 +4,32 @@ The grader keeps the model and the tools: when the learner's code calls the mode
 child asks over a socket and this side answers (see wire.py for the messages). A call that runs
 past its limit is stopped, a child that dies is reported; a child that can't go on is replaced by a
 fresh one for the next call. Anything the child sends that is not a well-formed answerable request
-ends the call as a protocol violation: nothing it sends is executed or trusted.
+ends the call as a protocol violation: nothing it sends is executed or trusted. Starting the
+child, its messages both ways and its end are child_process.py's; here, a call and its answers.
 """
 from __future__ import annotations
 
-import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import threading
 import time
 import tokenize
-from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from mock_llm import LessonWorld, Scenario, load_world
-from validator.child import SANDBOX, SANDBOX_FILES
-from validator.child.wire import LineReader, decode, dump, printable
+from validator.child.wire import decode, dump
 from validator.grading import busy
-from validator.isolation import jail
-from validator.outcomes import Problem
+from validator.grading.child_process import BACKSTOP, ChildProcess
+from validator.outcomes import Outcome, Problem
 
 if TYPE_CHECKING:
     from validator.lessons import Lesson
 
-MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
 HUNG_AGAIN_LIMIT = 0.5  # seconds for a function that already hung once: fail fast, still check
 WHERE_STUCK_WAIT = 0.3  # seconds a stopped child gets to say where it was and end the call
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 TOOL_CALLS_LIMIT = 200  # tool calls in one call of the learner's: more is a runaway loop
 TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
 TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
-TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
-TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
-# The limits on a child's loading, on saying where it is stuck and on unwinding a refused call
-# count its own time, not its wait for a CPU on a busy machine (busy.py): how it ends, and so its
-# report, must not depend on the machine's load. Whatever it waits for, never more than this many
-# times the limit of wall time.
-BACKSTOP = 12
-# Handing a socket to a child needs POSIX; elsewhere (Windows) the child connects back over
-# loopback. REACTLINGS_TRANSPORT=tcp tries that path on any system (the kit's tests do).
-CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
 
 
 class Unanswerable(Exception):
@@ -56,20 +37,6 @@ class Unanswerable(Exception):
     model that refuses a call raises any exception with a `problem` attribute, such as the mock's
     BudgetExceeded; the call then ends with that problem.)"""
     problem = Problem.PROTOCOL
-
-
-@dataclass
-class Outcome:
-    """What one call did. Exactly one of value / error / problem describes how it ended."""
-    value: object = None
-    error: dict | None = None  # the learner's exception: type, message, traceback (their frames)
-    problem: Problem | None = None  # why it returned no value (validator/outcomes.py)
-    detail: str = ""  # for a problem: exit status, budget, ...
-    stdout: str = ""
-    unawaited: int = 0  # model-call coroutines made but never awaited
-    seconds: float = 0.0
-    child_ok: bool = False  # the call ended cleanly: the child can serve the next one
-    again: bool = False  # a hang at a line where an earlier call hung: the same cause
 
 
 class LoadingModel:
@@ -87,10 +54,6 @@ class LoadingModel:
         return getattr(self.session, op)(*request, **extra)
 
 
-def _limit_child():
-    jail.limit_process(MEMORY_LIMIT)  # unjailed children only: a jailed one sets its own
-
-
 def read_source(path: Path) -> str:
     """A Python file's text as Python reads it: a BOM or a `# coding:` line chooses the encoding."""
     try:
@@ -101,38 +64,19 @@ def read_source(path: Path) -> str:
 
 
 @dataclass
-class Submission:
+class Submission(ChildProcess):
     """A learner's file, loaded in a child process on first use.
 
     `model_function` names the file's own function that calls the model (llm_call): after loading,
     it is replaced by one the grader answers. `loading_session` makes a model session that answers
     model calls made while the file loads (see LoadingModel)."""
-    path: Path
-    import_timeout: float = 5.0
-    model_function: str | None = "llm_call"
-    sleep_given: bool = False  # the lesson hands its functions a `sleep`: time.sleep waits for nobody
-    file: str | None = None  # the file's __file__, if not its path: a notebook's code, the .py beside the notebook
     loading_session: Callable | None = None
-    process: subprocess.Popen | None = None
-    sock: socket.socket | None = None
     import_failure: Outcome | None = None  # set once: a file that can't import never will
     loaded_with_model_calls: bool = False  # the file called the model while it loaded
     remembers_hangs: bool = True  # a function or line stuck once is stopped at once next time (--live: a slow model is no hang)
     hung: set[str] = field(default_factory=set)  # functions that ran past their limit
     hang_spots: set[int] = field(default_factory=set)  # learner lines where a call was stuck
     calls_made: int = 0  # each call's number: its result must name it
-    load_sent: bool = False  # the child was told to import the file
-    send_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    ready: bool = False  # the child has loaded the file and waits for calls
-    loading: busy.Limit | None = None  # the load's time limit, from when the child was told to load
-    reader: LineReader = field(default_factory=LineReader, repr=False)
-    pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
-    forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
-    jailed: bool = False  # the running child is jailed (jail.stop ends it)
-    readable: list = field(default_factory=list)  # the lesson's files it may read (data it loads)
-    jail_spec: dict | None = None  # the running child's jail (jail.spec)
-    tool_runners: futures.ThreadPoolExecutor | None = field(default=None, repr=False)  # the child's own
-    tools_waiting: set = field(default_factory=set, repr=False)  # its tool calls not finished yet
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
              http: Callable | None = None, tools: Callable | None = None) -> Outcome:
@@ -170,80 +114,6 @@ class Submission:
         if not outcome.child_ok:
             self.close()  # the child is stuck, dead or mid-call: start afresh next time
         return outcome
-
-    def spawn(self, load: bool = True) -> None:
-        """Start the child now, so it loads the file while the grader gets ready (pytest's startup).
-        load=False: the child waits, interpreter ready, until load() (watch keeps one in reserve)."""
-        if CONNECT_BY_TCP:
-            self._spawn_connecting()
-        else:
-            self._spawn_with_socket_pair()
-        if load:
-            self.load()
-
-    def _spawn_with_socket_pair(self) -> None:
-        parent, child = socket.socketpair()
-        self.jailed = jail.isolating()  # raises jail.Unavailable if isolation is required and impossible
-        command = [sys.executable, "-X", "utf8", str(SANDBOX), str(child.fileno()), str(self.path)]
-        spec = jail.spec(command, files=[*SANDBOX_FILES, self.path, *self.readable],
-                         fds=[child.fileno()], memory=MEMORY_LIMIT) if self.jailed else None
-        self.jail_spec = spec  # its copies are removed when the child has ended (close)
-        self.process = None  # a jailed child dies with the thread that spawns it: spawn from a lasting one
-        if self.forkserver is not None:
-            try:
-                self.process = self.forkserver.start(child, spec["argv"][-1] if spec else os.path.abspath(self.path),
-                                                     spec, jail.process_limits(MEMORY_LIMIT))
-            except OSError:
-                pass  # the server is gone: start this child cold
-        if self.process is None:
-            command, env = jail.command(spec) if spec else (command, jail.environment())  # nothing of the grader's
-            self.process = subprocess.Popen(
-                command, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=None if spec else _limit_child,
-                env=env)
-        child.close()
-        self._connected(parent)
-
-    def _spawn_connecting(self) -> None:
-        """Where a socket can't be handed to a child (Windows): the child connects back to a
-        loopback port and proves with a one-time token that it is ours. No jail, no rlimits there."""
-        jail.isolating()  # raises jail.Unavailable if isolation is required
-        token = secrets.token_hex(16)
-        with socket.create_server(("127.0.0.1", 0)) as listener:
-            listener.settimeout(self.import_timeout + 5)
-            command = [sys.executable, "-X", "utf8", str(SANDBOX), f"tcp:{listener.getsockname()[1]}",
-                       str(self.path)]
-            self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env=dict(jail.environment(), REACTLINGS_TOKEN=token, SYSTEMROOT=os.environ.get("SYSTEMROOT", "")),
-                **({"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if os.name == "nt" else
-                   {"start_new_session": True}))
-            try:
-                while True:
-                    connection, _ = listener.accept()
-                    connection.settimeout(5)
-                    if connection.recv(len(token) + 1) == token.encode() + b"\n":
-                        break
-                    connection.close()  # not our child
-            except OSError:
-                connection = socket.socket()  # the child never called back: _start reports it died
-        connection.settimeout(None)
-        self._connected(connection)
-
-    def _connected(self, sock: socket.socket) -> None:
-        self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(), [], False, False
-        # Tool calls run here, in the grader, side by side (as the learner's threads or tasks make
-        # them), on threads of this child's own: what it leaves queued ends with it (see close).
-        self.tool_runners = futures.ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="reactlings-tool")
-        self.tools_waiting = set()
-
-    def load(self) -> None:
-        """Tell the child to import the file (once); loading is timed from now."""
-        if not self.load_sent:
-            self.load_sent = True
-            self._send({"op": "load", "model_function": self.model_function, "sleep_given": self.sleep_given,
-                        **({"file": self.file} if self.file else {})})
-            self.loading = busy.Limit(self.process.pid, self.import_timeout, BACKSTOP)
 
     def _start(self) -> Outcome | None:
         """Wait for the child to have loaded the file; an Outcome if it never will. Model calls
@@ -439,90 +309,6 @@ class Submission:
             elif op in ("model", "http", "tool") and "id" in message:
                 self._send({"id": message["id"], "refuse": Problem.HANG})
         return where or ""
-
-    def _send(self, message, sock: socket.socket | None = None):
-        sock = sock or self.sock
-        if sock is None:
-            return  # closed while a tool ran: nobody waits for the answer
-        with self.send_lock:  # tool answers come from the tool threads
-            try:
-                sock.sendall(dump(message))
-            except OSError:
-                pass  # the child is gone; _receive reports how it ended
-
-    def _receive_within(self, limit: busy.Limit) -> dict | Outcome:
-        """The next message, or Outcome(problem=Problem.HANG) once the limit is out of the child's own time."""
-        while True:
-            message = self._receive(limit.deadline)
-            if not (isinstance(message, Outcome) and message.problem is Problem.HANG and limit.extended()):
-                return message
-
-    def _receive(self, deadline) -> dict | Outcome:
-        while not self.pending:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return Outcome(problem=Problem.HANG)
-            self.sock.settimeout(remaining)
-            try:
-                chunk = self.sock.recv(1 << 20)
-            except socket.timeout:
-                return Outcome(problem=Problem.HANG)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                return Outcome(problem=Problem.DIED, detail=self._exit_status())
-            try:
-                messages = self.reader.feed(chunk)
-            except ValueError as error:
-                return Outcome(problem=Problem.PROTOCOL, detail=str(error) or "unreadable message")
-            if not all(isinstance(m, dict) for m in messages):
-                return Outcome(problem=Problem.PROTOCOL, detail="unreadable message")
-            self.pending.extend(messages)
-        return printable(self.pending.pop(0))
-
-    def _exit_status(self) -> str:
-        try:
-            code = self.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            return "?"
-        if code < 0:
-            try:
-                return f"signal {signal.Signals(-code).name}"
-            except ValueError:
-                return f"signal {-code}"
-        return f"exit status {code}"
-
-    def idle(self) -> bool:
-        """Whether the learner's code now waits, each thread of its process blocked (busy.idle)."""
-        process = self.process
-        return process is None or busy.idle(process.pid)
-
-    def close(self):
-        """Kill the child and everything it started (jailed: its whole pid namespace), and end
-        the tool calls it asked for: those still queued never run, those running are waited for."""
-        if self.tool_runners is not None:
-            self.tool_runners.shutdown(wait=False, cancel_futures=True)
-        if self.process is not None:
-            if self.jailed:
-                jail.stop(self.process)
-            else:
-                try:
-                    if hasattr(os, "killpg"):
-                        os.killpg(self.process.pid, signal.SIGKILL)
-                    else:  # Windows: no process groups to kill; the child itself
-                        self.process.kill()
-                except (ProcessLookupError, PermissionError):
-                    pass
-            self.process.wait()
-            self.process = None
-        jail.remove_copies(self.jail_spec)
-        self.jail_spec = None
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
-        if self.tool_runners is not None:  # nothing the child asked for runs on into what comes next
-            futures.wait(list(self.tools_waiting), timeout=TOOL_DRAIN_WAIT)
-            self.tool_runners = None
 
 
 def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None,

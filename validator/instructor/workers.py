@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.child import enter_jail
+from validator.child import launching
 from validator.child.wire import printable
 from validator.files import ROOT, write_atomically
 from validator.grading.report import failure_text, gradescope, load_failure, report_text
@@ -133,7 +133,7 @@ def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: i
     from validator.grading.grade import Collector, run_checks
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops the workers
     if sys.platform == "linux":
-        enter_jail.die_with(run, 0)  # a run that is killed takes its workers with it
+        launching.die_with(run, 0)  # a run that is killed takes its workers with it
     jail.required = required
     jail.unavailable_reason()  # probed now, while this process has one thread: forking is safe
     lesson = load_lesson(lesson_ref)

@@ -2,7 +2,7 @@
 
 Grading a class starts hundreds of children. Cold, each one starts Python, imports the sandbox's
 modules and, from day07 on, the `openai` library the learner's file imports: 0.1 s of CPU, 0.6 s
-with openai. A fork server (`python sandbox.py --serve`, see sandbox.serve) has the sandbox and
+with openai. A fork server (`python sandbox.py --serve`, see serve_forks.py) has the sandbox and
 what the lesson's own files import (imports_of) loaded once; for each submission the grader sends it the child's socket and the jail's spec, and a fork
 of it builds the jail and runs the sandbox in place (enter_jail.py's A, B and C, without an exec).
 What the learner's code meets is the same as in a cold child: the same jail, limits, environment,

@@ -3,7 +3,7 @@
 On Linux each child runs in a jail that enter_jail.py builds: its own user, pid, network, mount, ipc,
 uts and cgroup namespaces; as uid 1000 of a user namespace of its own (as root: an unprivileged host
 uid of its own) with no capabilities; a read-only view of Python, the OS's libraries and the files
-asked for (the sandbox's two files, the submission), each alone in its folder (a readable copy of
+asked for (the sandbox's files, the submission), each alone in its folder (a readable copy of
 one its uid could not read); a private /tmp of
 SCRATCH_BYTES; /dev/null, zero, full, random, urandom; /proc of its own pid namespace; no network;
 limits in total per submission (cgroups, as root) and per process (rlimits); an environment with
@@ -14,7 +14,7 @@ CAP_SYS_ADMIN, a seccomp profile that refuses a user namespace), a second level,
 each child runs as that host uid of its own, with no capabilities, no_new_privs and the rlimits, in
 a private scratch folder, reading copies of the files asked for;
 when it ends, every process of its uid is killed and what it left where any user may write (/tmp,
-/var/tmp, /dev/shm, System V IPC) is removed (enter_jail.sweep_user). Without a network namespace, it
+/var/tmp, /dev/shm, System V IPC) is removed (isolate_by_user.sweep_user). Without a network namespace, it
 counts only where the machine has no network but loopback, and where the kit's folder is closed to
 other users. `level_note()` says what it does not enforce.
 
@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 
-from validator.child import SANDBOX, enter_jail
+from validator.child import SANDBOX, enter_jail, launching
 
 OFF_VARIABLE = "REACTLINGS_SANDBOX"  # =off: children run unisolated (debugging); =user: isolated by user only (tests)
 NET_VARIABLE = "REACTLINGS_NET_DEVICES"  # where the machine's network interfaces are listed (tests simulate one)
@@ -149,7 +149,7 @@ def _user_files(paths: list[str]) -> tuple[dict[str, str], str]:
     seen = {}
     for path in paths:
         here = os.path.dirname(path)
-        folder = os.path.join(copies, "files") + here if enter_jail.inside(path, os.path.realpath(KIT)) else \
+        folder = os.path.join(copies, "files") + here if launching.inside(path, os.path.realpath(KIT)) else \
             numbers.setdefault(here, os.path.join(copies, str(len(numbers))))
         os.makedirs(folder, exist_ok=True)
         seen[path] = _readable_copy(path, folder, os.path.basename(path))
@@ -233,7 +233,7 @@ def stop(process) -> None:
                 pass
             process.wait()
     for folder in _cgroup_folders().values():
-        enter_jail.remove_cgroup(os.path.join(folder, enter_jail.cgroup_name(process.pid)))
+        launching.remove_cgroup(os.path.join(folder, launching.cgroup_name(process.pid)))
 
 
 def process_limits(memory: int) -> dict:
@@ -242,7 +242,7 @@ def process_limits(memory: int) -> dict:
 
 
 def limit_process(memory: int) -> None:
-    enter_jail.set_rlimits(process_limits(memory))
+    launching.set_rlimits(process_limits(memory))
 
 
 _probed: tuple[str | None, tuple[str, ...], str | None] | None = None
@@ -340,7 +340,7 @@ def _fork_probe(env: dict) -> tuple[int, str]:
 def _cgroup_folders() -> dict:
     global _folders
     if _folders is None:
-        _folders = enter_jail.cgroup_folders()
+        _folders = launching.cgroup_folders()
     return _folders
 
 
@@ -354,8 +354,8 @@ def _plan(files: dict[str, str]) -> list[list[str]]:
             if os.path.lexists(top)}  # folders, or (merged /usr) links into /usr
     wanted = _python_dirs(hidden) + ["/usr"] + [top for top, link in tops.items() if not link]
     dirs = _outermost(wanted)
-    masks = sorted({h for h in hidden if any(enter_jail.inside(h, d) for d in dirs)})
-    dirs += _outermost([d for d in wanted if any(enter_jail.inside(d, m) and d != m for m in masks)])
+    masks = sorted({h for h in hidden if any(launching.inside(h, d) for d in dirs)})
+    dirs += _outermost([d for d in wanted if any(launching.inside(d, m) and d != m for m in masks)])
     plan = [["tmpfs", "/tmp", ""], ["proc", "/proc", ""]]
     plan += [["link", top, os.readlink(top)] for top, link in tops.items() if link]
     plan += [["ro", d, d] for d in dirs] + [["mask", m, ""] for m in masks]
@@ -381,9 +381,9 @@ def _python_dirs(hidden: list[str]) -> list[str]:
     dirs = set(prefixes)
     for entry in sys.path:
         real = os.path.realpath(entry or ".")
-        if not os.path.isdir(real) or any(enter_jail.inside(h, real) for h in hidden):
+        if not os.path.isdir(real) or any(launching.inside(h, real) for h in hidden):
             continue
-        if enter_jail.inside(real, KIT) and not any(enter_jail.inside(real, p) for p in prefixes):
+        if launching.inside(real, KIT) and not any(launching.inside(real, p) for p in prefixes):
             continue
         dirs.add(real)
     return sorted(dirs)
@@ -392,4 +392,4 @@ def _python_dirs(hidden: list[str]) -> list[str]:
 def _outermost(dirs: list[str]) -> list[str]:
     """The folders not inside another one of the list: binding those shows the rest."""
     unique = sorted(set(dirs))
-    return [d for d in unique if not any(d != other and enter_jail.inside(d, other) for other in unique)]
+    return [d for d in unique if not any(d != other and launching.inside(d, other) for other in unique)]

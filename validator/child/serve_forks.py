@@ -1,0 +1,96 @@
+"""The fork server's own side (the grader's is forkserver.py): a warm sandbox whose forks become
+submissions' children. Started as `python sandbox.py --serve`, so that the sandbox is this
+process's __main__, as it is in a child started cold; a fork runs it in place (sandbox.main).
+"""
+import importlib
+import os
+import socket
+import sys
+
+import __main__ as sandbox  # sandbox.py: this server is `python sandbox.py --serve`
+
+# The kit's modules a learner's file imports are stubs (sandbox.install_mock_stubs): what they use instead.
+STUBS_USE = {"mock_llm": (), "mock_llm.http": ("openai",)}
+
+
+def serve(control_fd, grader, preload):
+    """Be a fork server (forkserver.py): this file and `preload`, the modules the lesson's files
+    import, are loaded once; each submission's child is a fork of this process. Requests are read
+    by a spare fork, never here: the memory a child starts from holds no request, so no other
+    student's file name. Tells the grader how its forks ended: "exited PID WAIT_STATUS"."""
+    import signal
+
+    import launching
+    launching.die_with(grader, 0)
+    for name in preload:
+        for module in STUBS_USE.get(name, (name,)):
+            try:
+                importlib.import_module(module)
+            except Exception:  # noqa: BLE001 -- not there, or not importable alone: the child will say
+                pass
+    control = socket.socket(fileno=control_fd)
+
+    def reap(*_):
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            try:
+                control.send(f"exited {pid} {status}".encode())
+            except OSError:
+                os._exit(0)  # the grader is gone
+
+    signal.signal(signal.SIGCHLD, reap)
+    while True:
+        taken_r, taken_w = os.pipe()
+        if os.fork() == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.close(taken_r)
+            _spare(control, taken_w, os.getppid())
+        os.close(taken_w)
+        taken = os.read(taken_r, 1)  # the spare took a request: fork the next one
+        os.close(taken_r)
+        if not taken:  # the spare found the grader gone
+            os._exit(0)
+
+
+def _spare(control, taken_w, server):
+    """A fork waiting for the next request; it becomes the submission's launcher (enter_jail.py's A,
+    or unjailed, the sandbox itself). Never returns."""
+    import marshal
+
+    import enter_jail
+    import launching
+    launching.die_with(server, 0)
+    try:
+        message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
+    except OSError:
+        message, fds = b"", []
+    if not message or len(fds) != 1:
+        os._exit(0)  # the grader closed the connection: it is done
+    os.write(taken_w, b"1")
+    request = marshal.loads(message)
+    os.setsid()  # a process group of its own, as Popen(start_new_session=True) makes one
+    socket.send_fds(control, [f"started {request['id']} {os.getpid()}".encode()], [os.pidfd_open(os.getpid())])
+    where = fds[0]
+    control.detach()
+    sandbox.only_open(where)  # nothing of the server's stays open: the learner gets only its socket
+
+    def run():
+        for name in ("enter_jail", "isolate_by_user", "launching", "linux", "serve_forks"):  # as started cold
+            sys.modules.pop(name, None)
+        sys.argv = [sys.argv[0], str(where), request["path"]]
+        status = 0
+        try:
+            sandbox.main(str(where), request["path"])
+        except BaseException:  # noqa: BLE001 -- as an uncaught exception ends an interpreter
+            status = 1
+        os._exit(status)
+
+    if request.get("jail"):
+        enter_jail.start(dict(request["jail"], fds=[where], grader=server, continue_with=run), probe=False)
+    launching.set_rlimits(request["limits"])
+    run()
