@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mock_llm.registry import PROTOCOLS
-from validator.authoring import command as authors
+from validator import cli
 from validator.authoring import corpus, course, rules
 from validator.authoring.templates import make_template
 from validator.isolation import jail
@@ -212,9 +212,9 @@ def test_new_lessons_link_to_each_other_and_check_lesson_says_what_to_fix(tmp_pa
     assert "wrote" in fixed.stdout and verdicts(fixed.stdout)["exercise file is made from the solution"] == "pass"
 
 
-@pytest.mark.parametrize("name", authors.COMMANDS)
+@pytest.mark.parametrize("name", [command.name for command in cli.authors.COMMANDS])
 def test_the_authors_commands_are_in_the_help_with_every_argument_explained(name):
-    assert [a.dest for a in authors.parser(name)._actions if not a.help] == []
+    assert [a.dest for a in cli.command_parser(name)._actions if not a.help] == []
     assert re.search(rf"^\s+python validate\.py {name}\b", authoring("--help").stdout, re.M)
     assert f"usage: validate.py {name}" in authoring(name, "--help").stdout
 
