@@ -221,7 +221,7 @@ def main() -> None:
             for size, sample in ((40, args.sample), (200, args.sample or 40)):
                 rate, ratio, timed, peak, resumed = class_run(lesson, size, sample, Path(tmp), hangs)
                 print(f"class {lesson}: {size} students, {rate:.1f}/s, {ratio:.1f}× one by one ({timed} timed); "
-                      f"run again unchanged {resumed:.2f} s; largest process (a worker) {peak / 1024:.0f} MB", flush=True)
+                      f"run again unchanged {resumed:.2f} s ({resumed / baseline:.0f}×); largest process (a worker) {peak / 1024:.0f} MB", flush=True)
     print(f"\nload average at the end: {load()}")
 
 
