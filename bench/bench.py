@@ -96,8 +96,8 @@ def corpus_hangs(lesson: str, folder: Path) -> dict[str, float]:
     for path in sorted(out.glob("students/*/record.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         if record["status"] == "timed out" or any(c["key"] in HANGS for c in record.get("checks", [])):
-            hangs[record["file"]] = seconds([PYTHON, "validate.py", lesson, "--file", str(CORPUS / lesson / record["file"]),
-                                             "--format", "gradescope"])
+            alone = [PYTHON, "validate.py", lesson, "--file", str(CORPUS / lesson / record["file"]), "--format", "gradescope"]
+            hangs[record["file"]] = seconds(alone)
     return hangs
 
 
@@ -216,12 +216,13 @@ def main() -> None:
         for lesson in [lesson for lesson in CLASS_LESSONS if lesson in (args.lessons or CLASS_LESSONS)]:
             hangs = corpus_hangs(lesson, Path(tmp))
             if hangs:
-                print(f"class {lesson}: left out, as they hang: " + ", ".join(
-                    f"{name} ({cost:.1f} s = {cost / baseline:.0f}× alone)" for name, cost in hangs.items()), flush=True)
+                costs = [f"{name} ({cost:.1f} s = {cost / baseline:.0f}× alone)" for name, cost in hangs.items()]
+                print(f"class {lesson}: left out, as they hang: " + ", ".join(costs), flush=True)
             for size, sample in ((40, args.sample), (200, args.sample or 40)):
                 rate, ratio, timed, peak, resumed = class_run(lesson, size, sample, Path(tmp), hangs)
                 print(f"class {lesson}: {size} students, {rate:.1f}/s, {ratio:.1f}× one by one ({timed} timed); "
-                      f"run again unchanged {resumed:.2f} s ({resumed / baseline:.0f}×); largest process (a worker) {peak / 1024:.0f} MB", flush=True)
+                      f"run again unchanged {resumed:.2f} s ({resumed / baseline:.0f}×); "
+                      f"largest process {peak / 1024:.0f} MB", flush=True)
     print(f"\nload average at the end: {load()}")
 
 

@@ -39,10 +39,10 @@ class Workers:
     """The grading processes of a run, and which students each holds. Each worker is warm: it
     imports the grader, pytest and the mock once, collects the checks once (one pytest session),
     and starts its children from a fork server (forkserver.py), a fork of the run's one warm
-    sandbox, which loads what the lesson's files import once for all. It holds at most AHEAD students:
-    the one it grades and the next, whose child starts meanwhile. It saves each student's files as
-    soon as they are graded; a worker that dies costs the student it was grading a grader failure
-    (graded again on the next run), no more."""
+    sandbox, which loads what the lesson's files import once for all. It holds at most AHEAD
+    students: the one it grades and the next, whose child starts meanwhile. It saves each
+    student's files as soon as they are graded; a worker that dies costs the student it was
+    grading a grader failure (graded again on the next run), no more."""
 
     AHEAD = 2
     # The grader's own time a student may take (the mock reading their prompts, the checks): the
