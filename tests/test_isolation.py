@@ -313,16 +313,21 @@ def _accept(server):
 
 # ---------------------------------------------------------------- the view from inside
 
-@pytest.fixture(scope="module", params=["started cold", "forked warm"])
+@pytest.fixture(scope="module", params=["started cold", "forked warm", "forked from a run's warm sandbox"])
 def inside(request):
     """The child as it sees itself: started cold (one file graded), or forked from a fork server
-    (a class graded): the same jail either way."""
-    server = forkserver.ForkServer() if request.param == "forked warm" else None
+    started cold or forked itself from a class run's warm sandbox (a class graded): the same jail
+    every way."""
+    warm = forkserver.WarmSandbox([]) if request.param == "forked from a run's warm sandbox" else None
+    server = forkserver.ForkServer(door=warm and warm.door) if request.param != "started cold" else None
     submission = Submission(ADVERSARIAL / "look_around.py", forkserver=server)
     yield lambda func, *args: submission.call(func, *args, timeout=10).value
     submission.close()
     if server:
         server.close()
+    if warm:
+        warm.close()
+        assert server.process is None  # the server was the warm sandbox's fork, not one started cold
 
 
 def test_the_child_is_an_unprivileged_user_of_its_own(inside):

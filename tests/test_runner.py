@@ -898,13 +898,17 @@ def test_time_sleep_is_left_alone_where_no_sleep_is_given(load, tmp_path):
 
 # ---------------------------------------------------------------- started warm, by a fork server
 
-@pytest.fixture(scope="module")
-def server():
+@pytest.fixture(scope="module", params=["started cold", "forked from a warm sandbox"])
+def server(request):
+    """A fork server started by its worker, or forked from a class run's warm sandbox."""
     if not forkserver.available():
         pytest.skip("no fork server on this system: children start cold")
-    started = forkserver.ForkServer()
+    warm = forkserver.WarmSandbox([]) if request.param != "started cold" else None
+    started = forkserver.ForkServer(door=warm and warm.door)
     yield started
     started.close()
+    if warm:
+        warm.close()
 
 
 @pytest.fixture
@@ -944,6 +948,43 @@ def test_children_start_cold_when_the_fork_server_is_gone(load):
     assert call(submission, "later", 5).value == 10
     assert isinstance(submission.process, subprocess.Popen)
     gone.close()
+
+
+def test_a_warm_sandbox_serves_each_worker_with_a_fork_that_ends_with_its_socket(load):
+    """A class run's workers each get a fork server forked from the run's one warm sandbox: it
+    serves as one started cold would, and ends when its worker closes its side, the sandbox
+    going on for the others."""
+    if not forkserver.available():
+        pytest.skip("no fork server on this system: children start cold")
+    warm = forkserver.WarmSandbox([])
+    first, second = forkserver.ForkServer(door=warm.door), forkserver.ForkServer(door=warm.door)
+    assert first.process is None and second.process is None  # neither started cold
+    submission = load(LEARNER, forkserver=first)
+    assert call(submission, "later", 5).value == 10 and not isinstance(submission.process, subprocess.Popen)
+    submission.close()
+    first.close()
+    submission = load(LEARNER, forkserver=second)
+    assert call(submission, "later", 6).value == 12 and not isinstance(submission.process, subprocess.Popen)
+    submission.close()
+    second.close()
+    for pid in processes.descendants(warm.process.pid):
+        assert processes.gone(pid)  # the servers, their spares and children: all ended with their sockets
+    warm.close()
+    assert warm.process.returncode == 0  # it saw the door closed and ended
+
+
+def test_a_fork_server_starts_cold_when_the_warm_sandbox_is_gone(load):
+    if not forkserver.available():
+        pytest.skip("no fork server on this system: children start cold")
+    warm = forkserver.WarmSandbox([])
+    warm.process.kill()
+    warm.process.wait(timeout=30)
+    server = forkserver.ForkServer(door=warm.door)
+    assert isinstance(server.process, subprocess.Popen)
+    submission = load(LEARNER, forkserver=server)
+    assert call(submission, "later", 5).value == 10
+    server.close()
+    warm.close()
 
 
 def test_a_fork_of_the_grader_runs_tool_calls_on_threads_of_its_own(load):

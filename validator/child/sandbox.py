@@ -423,8 +423,9 @@ def main(where, path):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--serve":  # a fork server (forkserver.py): serve_forks.py, beside this file
+    if sys.argv[1] in ("--serve", "--warm"):  # a fork server (forkserver.py): serve_forks.py, beside this file
         import serve_forks
-        serve_forks.serve(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
+        (serve_forks.serve if sys.argv[1] == "--serve" else serve_forks.warm)(
+            int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     else:
         main(sys.argv[1], sys.argv[2])

@@ -1,5 +1,6 @@
 """The fork server's own side (the grader's is forkserver.py): a warm sandbox whose forks become
-submissions' children. Started as `python sandbox.py --serve`, so that the sandbox is this
+submissions' children. Started as `python sandbox.py --serve` (or, a class run's one warm
+sandbox whose forks are its workers' servers, `--warm`), so that the sandbox is this
 process's __main__, as it is in a child started cold; a fork runs it in place (sandbox.main).
 """
 import importlib
@@ -18,17 +19,62 @@ def serve(control_fd, grader, preload):
     import, are loaded once; each submission's child is a fork of this process. Requests are read
     by a spare fork, never here: the memory a child starts from holds no request, so no other
     student's file name. Tells the grader how its forks ended: "exited PID WAIT_STATUS"."""
+    import launching
+    launching.die_with(grader, 0)
+    _import(preload)
+    _serve(socket.socket(fileno=control_fd))
+
+
+def warm(door_fd, run, preload):
+    """Be a class run's warm sandbox (forkserver.WarmSandbox): `preload` is imported once, then for
+    each control socket a worker hands in through `door_fd`, a fork of this process serves that
+    worker as a fork server started cold would (serve). It never reads a request: its memory,
+    and so every server's and child's, holds nothing of any student's."""
     import signal
 
     import launching
-    launching.die_with(grader, 0)
+    launching.die_with(run, 0)
+    _import(preload)
+    door = socket.socket(fileno=door_fd)
+    signal.signal(signal.SIGCHLD, _reap)  # the servers that end
+    me = os.getpid()
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(door, 16, 1)
+        except OSError:
+            message, fds = b"", []
+        if not message:
+            os._exit(0)  # the run and its workers are gone
+        if len(fds) == 1 and os.fork() == 0:
+            door.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            launching.die_with(me, 0)
+            _serve(socket.socket(fileno=fds[0]))
+        for fd in fds:
+            os.close(fd)
+
+
+def _reap(*_):
+    """Wait for every child that has ended (not for any other)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def _import(preload):
     for name in preload:
         for module in STUBS_USE.get(name, (name,)):
             try:
                 importlib.import_module(module)
             except Exception:  # noqa: BLE001 -- not there, or not importable alone: the child will say
                 pass
-    control = socket.socket(fileno=control_fd)
+
+
+def _serve(control):
+    """Serve one grader on `control` until it closes it; never returns."""
+    import signal
 
     def reap(*_):
         while True:

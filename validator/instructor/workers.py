@@ -37,10 +37,11 @@ RUNTIME = ("pytest", "rich", "openai", "jsonschema", "PyYAML")  # run the checks
 class Workers:
     """The grading processes of a run, and which students each holds. Each worker is warm: it
     imports the grader, pytest and the mock once, collects the checks once (one pytest session),
-    and starts its children from a fork server (forkserver.py). It holds at most AHEAD students:
-    the one it grades and the next, whose child starts meanwhile. It saves each student's files as
-    soon as they are graded; a worker that dies costs the student it was grading a grader failure
-    (graded again on the next run), no more."""
+    and starts its children from a fork server (forkserver.py), a fork of the run's one warm
+    sandbox, which loads what the lesson's files import once for all. It holds at most AHEAD
+    students: the one it grades and the next, whose child starts meanwhile. It saves each
+    student's files as soon as they are graded; a worker that dies costs the student it was
+    grading a grader failure (graded again on the next run), no more."""
 
     AHEAD = 2
     # The grader's own time a student may take (the mock reading their prompts, the checks): the
@@ -50,7 +51,10 @@ class Workers:
     def __init__(self, lesson: Lesson, todo: list[tuple[Entry, str]], out: Path, seed: int, lang: str, jobs: int):
         # fork where there is fork: a worker then starts with the grader imported already
         self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-        self.settings = (str(lesson.folder), seed, lang, str(out), jail.required, os.getpid())
+        self.warm = forkserver.WarmSandbox(forkserver.imports_of(lesson.exercise, lesson.solution)) \
+            if self.context.get_start_method() == "fork" and forkserver.available() else None
+        self.settings = (str(lesson.folder), seed, lang, str(out), jail.required, os.getpid(),
+                         self.warm and self.warm.door)
         self.waiting, self.out, self.lang = list(reversed(todo)), out, lang
         self.workers = [self._start() for _ in range(max(1, min(jobs, len(todo))))]
 
@@ -100,12 +104,16 @@ class Workers:
                     yield self._died(worker, overran=True)
         for worker in self.workers:
             worker["process"].join()
+        if self.warm:
+            self.warm.close()
 
     def stop(self) -> None:
         for worker in self.workers:  # all at once: one waited for would give the others time to see
             worker["process"].kill()  # the loss and save a grader failure (its fork server and children go with it)
         for worker in self.workers:
             worker["process"].join()
+        if self.warm:
+            self.warm.close(kill=True)
 
     def _died(self, worker: dict, overran: bool = False) -> tuple[str, dict]:
         """A worker died: the student it was grading gets a grader failure (tried again on the
@@ -127,8 +135,9 @@ class Workers:
         return entry.folder, record
 
 
-def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: int, pipe) -> None:
-    """A worker: one pytest session grading each file the run sends, until it sends None."""
+def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: int, door, pipe) -> None:
+    """A worker: one pytest session grading each file the run sends, until it sends None. `door`:
+    the run's warm sandbox's (forked workers only), whose forks serve as its fork server."""
     from mock_llm import load_world
     from validator.grading.grade import Collector, run_checks
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops the workers
@@ -137,7 +146,7 @@ def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: i
     jail.required = required
     jail.unavailable_reason()  # probed now, while this process has one thread: forking is safe
     lesson = load_lesson(lesson_ref)
-    server = forkserver.ForkServer(forkserver.imports_of(lesson.exercise, lesson.solution)) \
+    server = forkserver.ForkServer(forkserver.imports_of(lesson.exercise, lesson.solution), door) \
         if forkserver.available() else None
     collector = Collector(lesson, None, load_world(lesson.folder, seed))
     try:
