@@ -38,9 +38,6 @@ messages:
     en: "the agent called the model {calls} time(s), then returned {got}: when the model asks for a tool, run it and call the model again with its result"
     zh: "Agent 调用了 {calls} 次模型就返回了 {got}：模型要用工具时，应执行工具，再带着结果调用模型"
 $history_message
-  wrong_step_count:
-    en: "with max_steps={max_steps} the loop should call the model exactly {max_steps} times, but it called it {calls} times"
-    zh: "max_steps={max_steps} 时循环应该恰好调用模型 {max_steps} 次，实际调用了 {calls} 次"
 """
 
 SCENARIOS_YAML = """\
