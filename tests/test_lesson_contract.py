@@ -180,6 +180,15 @@ def test_a_new_lesson_grades_at_once_and_passes_check_lesson(tmp_path, protocol)
         "the root README's course table", "corpus minimum", "audit"}  # outside the kit, no corpus, not asked
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+def test_a_new_lessons_checks_kill_the_mutants_of_its_solution(tmp_path, protocol):
+    folder = tmp_path / "day13"
+    assert authoring("new", str(folder), "--protocol", protocol).returncode == 0
+    checked = authoring("check-lesson", str(folder), "--audit")
+    assert verdicts(checked.stdout)["audit"] == "pass", checked.stdout + checked.stderr  # ≥ audit.THRESHOLD
+
+
 def test_new_refuses_an_existing_folder_an_unknown_protocol_and_a_bad_name(tmp_path):
     folder = tmp_path / "day13"
     folder.mkdir()

@@ -45,15 +45,17 @@ from validator.outcomes import Problem, Status
 __all__ = [
     # writing checks
     "AgentRun", "Fail", "Learner", "LessonError", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json",
-    "shown",
+    "shown", "quoted",
     # arguments built in the learner's process
     "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it
     "calculate", "first_number", "ACTION", "ACTION_INPUT", "OBSERVATION", "answer_text",
     "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
     "sees_question", "written_after_request",
+    # readers of what the learner's loop sent: messages lists, and Chat Completions requests
+    "content_text", "tool_call_text", "request_messages", "chat_text",
     # checks more than one lesson makes
-    "expect_format_explained", "glued_on",
+    "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
 ]
 
@@ -106,6 +108,12 @@ class Fail(Exception):
         self.cause: str | None = None  # set when other checks fail for the very same reason
         self.unloaded: Status | None = None  # set when the file could not load: its gradebook status
 
+    @property
+    def raised(self) -> bool:
+        """Whether the learner's code raised. (An exception json raises carries the StopIteration
+        it replaced as its context, which the grader reports as a StopIteration.)"""
+        return self.key in ("crashed", "stop_iteration")
+
 
 def expect(condition, key: str, **params):
     if not condition:
@@ -118,6 +126,12 @@ def shown(value) -> str:
     if isinstance(value, str):
         return value
     return _python(value)
+
+
+def quoted(value) -> str:
+    """A value for a message: a str in quotes (so an empty or blank one shows), anything else as
+    shown() writes it."""
+    return repr(value) if isinstance(value, str) else shown(value)
 
 
 def _python(value) -> str:
@@ -379,3 +393,65 @@ def expect_accepted(run: AgentRun, **described: Callable[[object], str]) -> None
             messages = exchange.request.get("messages")
             raise Fail("api_rejected", request=number, message=exchange.response["error"]["message"],
                        **{name: describe(messages) for name, describe in described.items()})
+
+
+# Checks of the lessons whose model reads a messages list and answers with decisions (day01, day02).
+# `explain(run, max_steps=…)` is the lesson's own: it fails with the first mistake the transcript
+# shows, so a learner is told why, not only that.
+
+def content_text(message) -> str:
+    """A message's content as text: a str as is, anything else (a decision dict sent as content,
+    none at all) as shown() writes it."""
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else shown(content)
+
+
+def tool_call_text(decision: dict) -> str:
+    """A tool decision as the call it asks for: multiply(a=5, b=6)."""
+    args = decision.get("args") or {}
+    return f"{decision.get('name')}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
+def expect_question_asked(run: AgentRun) -> None:
+    """The run called the model (the lesson's "no_llm_call"), its first messages holding the
+    question as the user's (its "question_missing")."""
+    expect(run.exchanges, "no_llm_call")
+    question, first = run.scenario.question, run.exchanges[0].messages
+    expect(any(m.get("role") == "user" and question in content_text(m) for m in first), "question_missing",
+           question=question, got=shown(first))
+
+
+def expect_answer(run: AgentRun, expected: str, explain: Callable, key: str = "answer_missing") -> None:
+    """The run's answer holds `expected`, which the model said; if not, `explain(run)` says why
+    when the transcript shows it, else the lesson's `key`."""
+    if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
+        return
+    explain(run)
+    run.expect_from_model(expected)
+    expect(False, key, expected=expected, got=shown(run.answer))
+
+
+def expect_step_limit(run: AgentRun, max_steps: int, explain: Callable) -> None:
+    """A run on a model that never finishes called it exactly `max_steps` times (the lesson's
+    "wrong_step_count"; a run that stopped sooner is explained first), then returned a message
+    (its "no_fallback")."""
+    if len(run.exchanges) < max_steps:
+        explain(run, max_steps=max_steps)
+    expect(len(run.exchanges) == max_steps, "wrong_step_count", max_steps=max_steps, calls=len(run.exchanges))
+    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=quoted(run.answer))
+
+
+# Readers of a Chat Completions request, for the lessons whose learners send their own (day08, day09).
+
+def request_messages(exchange) -> list[dict]:
+    """The request's messages that are dicts (none if it sent no list)."""
+    messages = exchange.request.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def chat_text(message: dict) -> str:
+    """A message's content as text: its parts' text joined, none as ""."""
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return "" if content is None else str(content)

@@ -6,8 +6,9 @@ decision dicts. Numbers come from `world`, so with another seed every expected v
 """
 import re
 
-from validator.checking import (Fail, ToolBox, check, expect, expect_own_fallback, expect_unknown_tool_said,
-                                registry_arg, shown, tool_arg)
+from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
+                                expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted,
+                                registry_arg, shown, tool_arg, tool_call_text)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -29,22 +30,6 @@ def registry_shown(value) -> str:
     items = [f"{key!r}: " + (f"<function {function_name(v)}>" if function_name(v) else shown(v))
              for key, v in value.items()]
     return "{" + ", ".join(items) + "}"
-
-
-def text_of(message) -> str:
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, str) else shown(content)
-
-
-def raised(failure) -> bool:
-    """Whether the call failed because your code raised. (An exception json raises carries the
-    StopIteration it replaced as its context, which the grader reports as a StopIteration.)"""
-    return failure.key in ("crashed", "stop_iteration")
-
-
-def said(value) -> str:
-    """A returned value for a message: a str quoted, anything else as Python shows it."""
-    return repr(value) if isinstance(value, str) else shown(value)
 
 
 def numbers(world, scenario):
@@ -83,7 +68,7 @@ def run_execute_tool(learner, world, name, args, crash_key=None):
     try:
         result = learner.call("execute_tool", registry_arg(ALL_TOOLS), name, args, tools=toolbox)
     except Fail as failure:
-        if raised(failure) and crash_key:
+        if failure.raised and crash_key:
             raise Fail(crash_key, detail=failure.detail, name=name, args=args, type=failure.params["type"],
                        message=failure.params["message"]) from None
         raise
@@ -159,7 +144,7 @@ def run_agent(learner, world, scenario, *max_steps):
         if failure.key == "bad_prompt":  # the validator's own message speaks of llm_call(prompt)
             raise Fail("llm_not_messages", got=failure.params.get("status", "?")) from None
         run = learner.runs[-1] if learner.runs else None
-        if not raised(failure) or not run or not run.exchanges:
+        if not failure.raised or not run or not run.exchanges:
             raise
         decision = run.exchanges[-1].decision
         params = dict(decision=shown(decision), type=failure.params["type"], message=failure.params["message"])
@@ -174,31 +159,23 @@ def tool_decisions(run) -> list[dict]:
     return [e.decision for e in run.exchanges if e.decision.get("type") == "tool"]
 
 
-def call_text(decision) -> str:
-    args = decision.get("args") or {}
-    return f"{decision.get('name')}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-
-
 def explain(run, max_steps=5):
     """Fail with the first mistake the transcript shows, if it shows one."""
-    expect(run.exchanges, "no_llm_call")
+    expect_question_asked(run)
     question = run.scenario.question
-    first = run.exchanges[0].messages
-    expect(any(m.get("role") == "user" and question in text_of(m) for m in first), "question_missing",
-           question=question, got=shown(first))
-    asked = [call_text(d) for d in tool_decisions(run)]
+    asked = [tool_call_text(d) for d in tool_decisions(run)]
     repeated = max(asked, key=asked.count) if asked else None
     if repeated and asked.count(repeated) >= 2:  # the model never saw that call's result
         last = run.exchanges[-1].messages
         if not any(m.get("role") == "tool" for m in last):  # results sent back, but not as tool messages?
             roles = sorted({str(m.get("role")) for m in last[1:]
-                            if m.get("role") not in ("assistant", "tool") and question not in text_of(m)})
+                            if m.get("role") not in ("assistant", "tool") and question not in content_text(m)})
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
     expect_bare_results(run)
     last = run.exchanges[-1].decision
     if last.get("type") == "tool" and len(run.exchanges) < max_steps and run.returned_last_round(last):
-        expect(False, "returned_before_final", got=said(run.answer), call=call_text(last))
+        expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(last))
 
 
 def expect_bare_results(run):
@@ -208,7 +185,7 @@ def expect_bare_results(run):
         if call.failed or call.round >= len(run.exchanges):
             continue
         result = str(call.output)
-        sent = [text_of(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
+        sent = [content_text(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
         wrapped = [text for text in sent if text.strip() != result
                    and re.search(rf"(?<![\d.]){re.escape(result)}(?![\d.])", text)]
         if wrapped and result not in [text.strip() for text in sent]:
@@ -229,21 +206,12 @@ def call_text_of(call) -> str:
     return f"{call.name}({', '.join(f'{k}={v!r}' for k, v in args_of(call).items())})"
 
 
-def expect_answer(run, expected, key="answer_missing"):
-    """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
-    if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
-        return
-    explain(run)
-    run.expect_from_model(expected)
-    expect(False, key, expected=expected, got=shown(run.answer))
-
-
 @check("1.3", points=1, en="the arithmetic task (5 × 6, then add 10): the answer holds the result",
        zh="算术题（先算 5 × 6，再加 10）：答案里有计算结果")
 def test_arithmetic_task(learner, world):
     v = numbers(world, "arithmetic")
     run = run_agent(learner, world, "arithmetic")
-    expect_answer(run, str(v["a"] * v["b"] + v["c"]))
+    expect_answer(run, str(v["a"] * v["b"] + v["c"]), explain)
 
 
 @check("1.3", points=1, en="two real tool calls: multiply, then add on its result", zh="两次真实的工具调用：先乘，再用它的结果做加法")
@@ -262,7 +230,7 @@ def test_two_real_tool_calls(learner, world):
 def test_longer_chain(learner, world):
     v = numbers(world, "chain")
     run = run_agent(learner, world, "chain")
-    expect_answer(run, str((v["a"] + v["b"]) * v["d"] - v["c"]))
+    expect_answer(run, str((v["a"] + v["b"]) * v["d"] - v["c"]), explain)
 
 
 @check("1.3", points=1, en="appends the decision, then a tool message with its result",
@@ -271,17 +239,17 @@ def test_history(learner, world):
     v = numbers(world, "arithmetic")
     run = run_agent(learner, world, "arithmetic")
     explain(run)
-    expect(len(run.exchanges) >= 2, "returned_before_final", got=said(run.answer),
-           call=call_text(run.exchanges[0].decision))
+    expect(len(run.exchanges) >= 2, "returned_before_final", got=quoted(run.answer),
+           call=tool_call_text(run.exchanges[0].decision))
     first, messages = run.exchanges[0].decision, run.exchanges[1].messages
     result = str(v["a"] * v["b"])
-    found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and text_of(m).strip() == result]
+    found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and content_text(m).strip() == result]
     if not found:
-        roles = sorted({str(m.get("role")) for m in messages if result in text_of(m) and m.get("role") != "tool"})
-        expect(not roles, "result_wrong_role", call=call_text(first), role=", ".join(roles))
-        expect(False, "observation_not_appended", call=call_text(first), result=result, got=shown(messages))
+        roles = sorted({str(m.get("role")) for m in messages if result in content_text(m) and m.get("role") != "tool"})
+        expect(not roles, "result_wrong_role", call=tool_call_text(first), role=", ".join(roles))
+        expect(False, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))
     before = messages[found[0] - 1] if found[0] else {}
-    holds = before.get("content") == first or (first["name"] in text_of(before) and "tool" in text_of(before))
+    holds = before.get("content") == first or (first["name"] in content_text(before) and "tool" in content_text(before))
     expect(before.get("role") == "assistant" and holds, "decision_not_appended", decision=shown(first),
            got=shown(messages))
 
@@ -291,7 +259,7 @@ def test_history(learner, world):
 def test_unknown_tool_recovers(learner, world):
     v = numbers(world, "unknown_tool")
     run = run_agent(learner, world, "unknown_tool")
-    expect_answer(run, str(v["a"] * v["d"] + v["c"]))
+    expect_answer(run, str(v["a"] * v["d"] + v["c"]), explain)
 
 
 @check("1.3", points=1, en="a decision of an unknown type ends the run with a message that names it",
@@ -302,18 +270,14 @@ def test_unknown_decision_type(learner, world):
     decision = run.exchanges[0].decision
     kind = decision["type"]
     ok = isinstance(run.answer, str) and kind in run.answer and not run.tool_calls and len(run.exchanges) == 1
-    expect(ok, "unknown_type_not_named", decision=shown(decision), kind=kind, got=said(run.answer),
+    expect(ok, "unknown_type_not_named", decision=shown(decision), kind=kind, got=quoted(run.answer),
            calls=len(run.exchanges))
 
 
 @check("1.3", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
        zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
 def test_stops_at_max_steps(learner, world):
-    run = run_agent(learner, world, "endless", 4)
-    if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
-        explain(run, max_steps=4)
-    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
-    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=said(run.answer))
+    expect_step_limit(run_agent(learner, world, "endless", 4), 4, explain)
 
 
 @check("1.3", points=1, en="returns the final decision's content, not the whole decision",
@@ -324,9 +288,9 @@ def test_returns_content(learner, world):
     final = run.exchanges[-1].decision
     if final.get("type") != "final":
         explain(run)
-        expect(False, "returned_before_final", got=said(run.answer), call=call_text(final))
+        expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(final))
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
-    expect(got == final["content"], "raw_decision", got=said(run.answer), expected=final["content"])
+    expect(got == final["content"], "raw_decision", got=quoted(run.answer), expected=final["content"])
 
 
 @check("1.2", points=1, en="an unknown tool's error says there is no such tool, not that it failed",

@@ -8,8 +8,9 @@ Numbers come from `world`, so with another seed every expected value changes.
 import builtins
 import json
 
-from validator.checking import (Fail, ToolBox, check, expect, expect_own_fallback, expect_unknown_tool_said, shown,
-                                tool_arg)
+from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
+                                expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
+                                tool_arg, tool_call_text)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -24,22 +25,6 @@ def registry(world, names, described=None) -> dict:
     """A registry as the lesson's TOOLS: name -> {"function": …, "description": …}."""
     described = described or world.tool_descriptions
     return {name: {"function": tool_arg(name), "description": described[name]} for name in names}
-
-
-def text_of(message) -> str:
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, str) else shown(content)
-
-
-def raised(failure) -> bool:
-    """Whether the call failed because your code raised. (An exception json raises carries the
-    StopIteration it replaced as its context, which the grader reports as a StopIteration.)"""
-    return failure.key in ("crashed", "stop_iteration")
-
-
-def said(value) -> str:
-    """A returned value for a message: a str quoted, anything else as Python shows it."""
-    return repr(value) if isinstance(value, str) else shown(value)
 
 
 def numbers(world, scenario):
@@ -96,7 +81,7 @@ def expect_parsed(learner, reply, expected):
     try:
         got = learner.call("parse_decision", reply)
     except Fail as failure:
-        if not raised(failure):
+        if not failure.raised:
             raise
         raise Fail("parse_raised", detail=failure.detail, reply=reply, type=failure.params["type"],
                    message=failure.params["message"], expected=json.dumps(expected)) from None
@@ -115,7 +100,7 @@ def expect_refused(learner, reply, key):
     try:
         got = learner.call("parse_decision", reply)
     except Fail as failure:
-        if not raised(failure):
+        if not failure.raised:
             raise
         if is_value_error(failure.params["type"]):
             return
@@ -195,18 +180,18 @@ def correction(learner, world):
 def test_correction_messages(learner, world):
     _, _, broken, error, messages = correction(learner, world)
     first = messages[0]
-    expect(first.get("role") == "assistant" and text_of(first).strip() == broken.strip(), "correction_no_reply",
+    expect(first.get("role") == "assistant" and content_text(first).strip() == broken.strip(), "correction_no_reply",
            reply=broken, got=shown(messages))
     expect(len(messages) == 2, "correction_count", got=shown(messages))
     second = messages[1]
     expect(second.get("role") == "user", "correction_not_user", role=str(second.get("role")), got=shown(messages))
-    expect(error in text_of(second), "correction_no_error", error=error, got=text_of(second))
+    expect(error in content_text(second), "correction_no_error", error=error, got=content_text(second))
 
 
 @check("1.3", points=1, en="asks again for one JSON object", zh="要求模型重新给出一个 JSON 对象")
 def test_correction_asks_for_json(learner, world):
     _, _, _, _, messages = correction(learner, world)
-    asked = " ".join(text_of(m) for m in messages if m.get("role") != "assistant")
+    asked = " ".join(content_text(m) for m in messages if m.get("role") != "assistant")
     expect("json" in asked.lower(), "correction_no_request", got=asked)
 
 
@@ -225,7 +210,7 @@ def run_execute_tool(learner, world, name, args, crash_key="tool_crashed"):
     try:
         result = learner.call("execute_tool", registry(world, ALL_TOOLS), name, args, tools=toolbox)
     except Fail as failure:
-        if not raised(failure):
+        if not failure.raised:
             raise
         raise Fail(crash_key, detail=failure.detail, name=name, args=args, type=failure.params["type"],
                    message=failure.params["message"]) from None
@@ -234,7 +219,7 @@ def run_execute_tool(learner, world, name, args, crash_key="tool_crashed"):
 
 def expect_error_text(result, name, args, words):
     expect(isinstance(result, str) and words in result, "tool_error_wrong", name=name, args=args,
-           got=said(result), expected=words)
+           got=quoted(result), expected=words)
 
 
 @check("1.4", points=1, en="runs the tool with the args as keywords; its result as text",
@@ -243,10 +228,10 @@ def test_runs_the_tool(learner, world):
     v = numbers(world, "arithmetic")
     args = {"b": v["a"], "a": v["c"]}  # not in the order of subtract(a, b): only keywords get it right
     result, calls = run_execute_tool(learner, world, "subtract", args)
-    expect(calls, "tool_not_called", name="subtract", args=args, got=said(result))
+    expect(calls, "tool_not_called", name="subtract", args=args, got=quoted(result))
     expect(isinstance(calls[0].input, dict), "not_keywords", args=args)
     expected = str(v["c"] - v["a"])
-    expect(result == expected, "tool_result_wrong", name="subtract", args=args, got=said(result),
+    expect(result == expected, "tool_result_wrong", name="subtract", args=args, got=quoted(result),
            expected=repr(expected))
 
 
@@ -279,7 +264,7 @@ def test_args_not_an_object(learner, world):
     args = [v["a"], v["b"]]  # a model that wrote "args": [5, 6]
     result, _ = run_execute_tool(learner, world, "multiply", args)
     expect(isinstance(result, str) and result.strip() and result != str(v["a"] * v["b"]), "args_not_object",
-           args=args, got=said(result))
+           args=args, got=quoted(result))
 
 
 # ---------------------------------------------------------------- TODO 1.5 react_agent
@@ -292,7 +277,7 @@ def run_agent(learner, world, scenario, *max_steps):
         if failure.key == "bad_prompt":  # the validator's own message speaks of llm_call(prompt)
             raise Fail("llm_not_messages", got=failure.params.get("status", "?")) from None
         run = learner.runs[-1] if learner.runs else None
-        if not raised(failure) or not run or not run.exchanges:
+        if not failure.raised or not run or not run.exchanges:
             raise
         last = run.exchanges[-1]
         params = dict(detail=failure.detail, reply=last.reply, type=failure.params["type"],
@@ -305,18 +290,10 @@ def run_agent(learner, world, scenario, *max_steps):
         raise Fail("crashed_on_reply", **params) from None
 
 
-def call_text(decision) -> str:
-    args = decision.get("args") or {}
-    return f"{decision.get('name')}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-
-
 def explain(run, max_steps=8):
     """Fail with the first mistake the transcript shows, if it shows one."""
-    expect(run.exchanges, "no_llm_call")
+    expect_question_asked(run)
     question = run.scenario.question
-    first = run.exchanges[0].messages
-    expect(any(m.get("role") == "user" and question in text_of(m) for m in first), "question_missing",
-           question=question, got=shown(first))
     broken = [e for e in run.exchanges if e.layout == "broken"]
     if len(broken) >= 2:  # the model was never told about its broken reply
         explain_broken(run, broken[0].reply)
@@ -327,20 +304,21 @@ def explain(run, max_steps=8):
         if before.layout != "broken" and after.reply == before.reply and sent and not ran and not any(
                 m.get("role") == "tool" for m in sent):
             expect(False, "valid_reply_rejected", reply=before.reply, got=shown(sent))
-    asked = [call_text(e.decision) for e in run.exchanges if e.layout != "broken" and e.decision.get("type") == "tool"]
+    asked = [tool_call_text(e.decision) for e in run.exchanges
+             if e.layout != "broken" and e.decision.get("type") == "tool"]
     repeated = max(asked, key=asked.count) if asked else None
     if repeated and asked.count(repeated) >= 2:  # the model never saw that call's result
         last = run.exchanges[-1].messages
         if not any(m.get("role") == "tool" for m in last):
             roles = sorted({str(m.get("role")) for before, m in zip(last, last[1:])
-                            if m.get("role") not in ("assistant", "tool", "system") and question not in text_of(m)
-                            and BROKEN_LEAD not in text_of(before)})  # a correction is no result
+                            if m.get("role") not in ("assistant", "tool", "system") and question not in content_text(m)
+                            and BROKEN_LEAD not in content_text(before)})  # a correction is no result
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
     last = run.exchanges[-1]
     if (last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps
             and run.returned_last_round(last.decision)):
-        expect(False, "returned_before_final", got=said(run.answer), call=call_text(last.decision))
+        expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(last.decision))
 
 
 def explain_broken(run, reply):
@@ -348,18 +326,9 @@ def explain_broken(run, reply):
     messages = run.exchanges[-1].messages
     squashed = "".join(reply.split())
     echoed = [i for i, m in enumerate(messages)
-              if m.get("role") == "assistant" and squashed in "".join(text_of(m).split())]
+              if m.get("role") == "assistant" and squashed in "".join(content_text(m).split())]
     expect(echoed, "broken_not_sent_back", reply=reply, calls=sum(e.layout == "broken" for e in run.exchanges))
     expect(False, "broken_no_error", reply=reply, calls=sum(e.layout == "broken" for e in run.exchanges))
-
-
-def expect_answer(run, expected, key="answer_missing"):
-    """The answer contains `expected`; if not, say why, from the transcript when it shows it."""
-    if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
-        return
-    explain(run)
-    run.expect_from_model(expected)
-    expect(False, key, expected=expected, got=shown(run.answer))
 
 
 @check("1.5", points=1, en="the arithmetic task: replies bare, in a fence and in prose; the answer holds the result",
@@ -367,7 +336,7 @@ def expect_answer(run, expected, key="answer_missing"):
 def test_arithmetic_task(learner, world):
     v = numbers(world, "arithmetic")
     run = run_agent(learner, world, "arithmetic")
-    expect_answer(run, str(v["a"] * v["b"] + v["c"]))
+    expect_answer(run, str(v["a"] * v["b"] + v["c"]), explain)
 
 
 @check("1.5", points=1, en="starts with the system prompt, then the question", zh="先是 system prompt，然后是问题")
@@ -375,8 +344,8 @@ def test_starts_with_system_prompt(learner, world):
     run = run_agent(learner, world, "arithmetic")
     expect(run.exchanges, "no_llm_call")
     first = run.exchanges[0].messages
-    ok = (len(first) >= 2 and first[0].get("role") == "system" and all(n in text_of(first[0]) for n in LOOP_TOOLS)
-          and first[1].get("role") == "user" and text_of(first[1]) == run.scenario.question)
+    ok = (len(first) >= 2 and first[0].get("role") == "system" and all(n in content_text(first[0]) for n in LOOP_TOOLS)
+          and first[1].get("role") == "user" and content_text(first[1]) == run.scenario.question)
     expect(ok, "no_system_prompt", question=run.scenario.question, got=shown(first[:2]))
 
 
@@ -387,13 +356,13 @@ def test_history(learner, world):
     run = run_agent(learner, world, "arithmetic")
     explain(run)
     first = run.exchanges[0].decision
-    expect(len(run.exchanges) >= 2, "returned_before_final", got=said(run.answer), call=call_text(first))
+    expect(len(run.exchanges) >= 2, "returned_before_final", got=quoted(run.answer), call=tool_call_text(first))
     messages = run.exchanges[1].messages
     result = str(v["a"] * v["b"])
-    found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and text_of(m).strip() == result]
-    expect(found, "observation_not_appended", call=call_text(first), result=result, got=shown(messages))
+    found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and content_text(m).strip() == result]
+    expect(found, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))
     before = messages[found[0] - 1]
-    holds = first["name"] in text_of(before) and "tool" in text_of(before)
+    holds = first["name"] in content_text(before) and "tool" in content_text(before)
     expect(before.get("role") == "assistant" and holds, "reply_not_appended", reply=run.exchanges[0].reply,
            got=shown(messages))
 
@@ -403,7 +372,7 @@ def test_history(learner, world):
 def test_correction_round(learner, world):
     v = numbers(world, "malformed")
     run = run_agent(learner, world, "malformed")
-    expect_answer(run, str(v["a"] * v["d"] + v["b"]))
+    expect_answer(run, str(v["a"] * v["d"] + v["b"]), explain)
     broken = [e for e in run.exchanges if e.layout == "broken"]
     expect(len(broken) == 1, "broken_not_sent_back", reply=broken[0].reply if broken else "", calls=len(broken))
 
@@ -413,17 +382,13 @@ def test_correction_round(learner, world):
 def test_tool_error_recovers(learner, world):
     v = numbers(world, "wrong_args")
     run = run_agent(learner, world, "wrong_args")
-    expect_answer(run, str(v["b"] * v["d"] + v["c"]))
+    expect_answer(run, str(v["b"] * v["d"] + v["c"]), explain)
 
 
 @check("1.5", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
        zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
 def test_stops_at_max_steps(learner, world):
-    run = run_agent(learner, world, "endless", 4)
-    if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
-        explain(run, max_steps=4)
-    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
-    expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=said(run.answer))
+    expect_step_limit(run_agent(learner, world, "endless", 4), 4, explain)
 
 
 @check("1.5", points=1, en="returns the final decision's content, not the reply text",
@@ -434,9 +399,9 @@ def test_returns_content(learner, world):
     last = run.exchanges[-1]
     if last.decision.get("type") != "final" or last.layout == "broken":
         explain(run)
-        expect(False, "returned_before_final", got=said(run.answer), call=call_text(last.decision))
+        expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(last.decision))
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
-    expect(got == last.decision["content"], "raw_reply", got=said(run.answer), expected=last.decision["content"])
+    expect(got == last.decision["content"], "raw_reply", got=quoted(run.answer), expected=last.decision["content"])
 
 
 @check("1.4", points=1, en="an unknown tool's error says there is no such tool, not that it failed",

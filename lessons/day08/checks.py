@@ -10,9 +10,9 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (Fail, ToolBox, answer_text, calculate, check, expect, expect_accepted,
+from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
                                 find_observations, first_number, learner_object, read_final, read_request,
-                                request_text, shown, tool_arg, tools_arg, written_after_request)
+                                request_messages, request_text, shown, tool_arg, tools_arg, written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 BEIJING = timezone(timedelta(hours=8))
@@ -221,21 +221,9 @@ def run_agent(learner, world, scenario, *max_steps):
 
 
 
-def sent(exchange) -> list[dict]:
-    messages = exchange.request.get("messages")
-    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
-
-
-def text(message) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
-
-
 def prompt(exchange) -> str:
     """A request as the text model reads it: every message's content, in order."""
-    return "\n\n".join(text(m) for m in sent(exchange))
+    return "\n\n".join(chat_text(m) for m in request_messages(exchange))
 
 
 def reply(exchange) -> str:
@@ -276,7 +264,7 @@ def explain_transcript(run):
     corrected, a misspelt tool answered without the real names, an error never fed back."""
     exchanges = run.exchanges
     for number, exchange in enumerate(exchanges, start=1):
-        users = " ".join(text(m) for m in sent(exchange) if m.get("role") == "user")
+        users = " ".join(chat_text(m) for m in request_messages(exchange) if m.get("role") == "user")
         expect(run.scenario.question in users, "question_missing", request=number, question=run.scenario.question)
     outputs = [str(c.output) for c in run.tool_calls]
     for index, exchange in enumerate(exchanges[:-1]):  # what it made up after a request, sent back later

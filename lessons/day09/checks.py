@@ -8,7 +8,8 @@ latest user message to know which turn of the conversation it is in (scenarios.y
 import ast
 import json
 
-from validator.checking import Fail, check, expect, expect_accepted, learner_object, registry_arg, shown
+from validator.checking import (Fail, chat_text, check, expect, expect_accepted, learner_object, registry_arg,
+                                request_messages, shown)
 
 MODEL = "mock-react-1"
 
@@ -50,23 +51,11 @@ def roles(messages) -> str:
                       else str(m.get("role")) if isinstance(m, dict) else shown(m) for m in messages)
 
 
-def sent(exchange) -> list:
-    messages = exchange.request.get("messages")
-    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
-
-
-def text(message) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
-
-
 def turn_requests(run, question: str) -> list:
     """The requests of the turn whose question is `question`: those whose last user message holds it."""
     found = []
     for exchange in run.exchanges:
-        users = [text(m) for m in sent(exchange) if m.get("role") == "user"]
+        users = [chat_text(m) for m in request_messages(exchange) if m.get("role") == "user"]
         if users and question in users[-1]:
             found.append(exchange)
     return found
@@ -90,7 +79,7 @@ def first_request(learner, world, scenario):
         run = learner.runs[-1] if learner.runs else None
         if not (run and run.exchanges and run.exchanges[0].status == 200):
             raise
-    return run.scenario.question, sent(run.exchanges[0])
+    return run.scenario.question, request_messages(run.exchanges[0])
 
 
 @check("1.1", points=1, en="a new session's first request: the system message and the question, nothing else",
@@ -98,8 +87,8 @@ def first_request(learner, world, scenario):
 def test_first_request(learner, world):
     question, messages = first_request(learner, world, "there")
     expect_no_leak(learner, messages, question)
-    ok = (len(messages) == 2 and messages[0].get("role") == "system" and text(messages[0]).strip()
-          and messages[1].get("role") == "user" and text(messages[1]) == question)
+    ok = (len(messages) == 2 and messages[0].get("role") == "system" and chat_text(messages[0]).strip()
+          and messages[1].get("role") == "user" and chat_text(messages[1]) == question)
     expect(ok, "first_request_wrong", got=roles(messages), question=question)
 
 
@@ -124,8 +113,8 @@ def expect_no_leak(learner, messages, question):
     """A new session's first request holds nothing but the system message and its question."""
     for message in messages:
         if message.get("role") in ("assistant", "tool") or (message.get("role") == "user"
-                                                             and question not in text(message)):
-            fail_leak(learner, text(message) or roles([message]))
+                                                             and question not in chat_text(message)):
+            fail_leak(learner, chat_text(message) or roles([message]))
 
 
 def fail_leak(learner, found):
@@ -275,10 +264,10 @@ def test_remembers(learner, world):
     expected = f"{city}现在 {world.weather[city]['temp_c']}°C"
     if not (isinstance(run.answer[1], str) and expected in run.answer[1]):
         requests = turn_requests(run, follow.question)
-        if requests and not any(m.get("role") == "user" and run.scenario.question in text(m)
-                                for m in sent(requests[0])):
+        if requests and not any(m.get("role") == "user" and run.scenario.question in chat_text(m)
+                                for m in request_messages(requests[0])):
             raise Fail("not_remembered", question=follow.question, got=shown(run.answer[1]),
-                       roles=roles(sent(requests[0])))
+                       roles=roles(request_messages(requests[0])))
     expect_in_answer(run, 1, follow.question, expected)
 
 
@@ -289,24 +278,24 @@ def test_turn_kept_whole(learner, world):
     question, follow = run.scenario.question, run.scenario.follow_ups[0].question
     requests = turn_requests(run, follow)
     expect(requests, "no_request")
-    messages = sent(requests[0])
+    messages = request_messages(requests[0])
     answer = run.answer[0] if isinstance(run.answer[0], str) else ""
-    if not any(m.get("role") == "user" and question in text(m) for m in messages):
+    if not any(m.get("role") == "user" and question in chat_text(m) for m in messages):
         raise Fail("turn_not_kept", question=follow, earlier=question, got=roles(messages))
-    if answer and not any(m.get("role") == "assistant" and answer in text(m) for m in messages):
+    if answer and not any(m.get("role") == "assistant" and answer in chat_text(m) for m in messages):
         raise Fail("answer_not_kept", question=follow, answer=answer)
     # The calls the model made in the first turn of this conversation, and the turn as the request
     # carries it: from the last user message that asked it to the follow-up.
     first_turn = run.exchanges[:next(i for i, e in enumerate(run.exchanges) if e is requests[0])]
     ids = [c["id"] for e in first_turn if e.status == 200
            for c in e.response["choices"][0]["message"].get("tool_calls") or []]
-    asked = [i for i, m in enumerate(messages) if m.get("role") == "user" and question in text(m)]
+    asked = [i for i, m in enumerate(messages) if m.get("role") == "user" and question in chat_text(m)]
     turn = messages[asked[-1]:] if asked else []
     called = [c.get("id") for m in turn if m.get("role") == "assistant"
               for c in m.get("tool_calls") or [] if isinstance(c, dict)]
     answered = [m.get("tool_call_id") for m in turn if m.get("role") == "tool"]
-    ok = (len(turn) >= 3 and turn[-1].get("role") == "user" and follow in text(turn[-1])
-          and turn[-2].get("role") == "assistant" and answer in text(turn[-2])
+    ok = (len(turn) >= 3 and turn[-1].get("role") == "user" and follow in chat_text(turn[-1])
+          and turn[-2].get("role") == "assistant" and answer in chat_text(turn[-2])
           and called == ids and sorted(answered) == sorted(ids))
     expect(ok, "turn_not_kept", question=follow, earlier=question, got=roles(messages))
 
@@ -316,7 +305,7 @@ def test_turn_kept_whole(learner, world):
 def test_long_conversation(learner, world):
     run = run_conversation(learner, world, "trip", max_messages=6)
     for number, exchange in enumerate(run.exchanges, start=1):
-        messages = sent(exchange)
+        messages = request_messages(exchange)
         expect(len(messages) <= 6, "request_too_long", request=number, count=len(messages), max=6)
         expect(messages and messages[0].get("role") == "system", "request_no_system", request=number,
                roles=roles(messages))

@@ -13,7 +13,7 @@ import json
 import math
 
 from validator.checking import (Fail, Record, check, completion_arg, expect, expect_accepted, expect_turns_sent_back,
-                                learner_object, registry_arg, shown)
+                                learner_object, quoted, registry_arg, shown)
 
 MODEL = "mock-react-1"
 QUOTE_TOOL = {"type": "function", "function": {
@@ -47,11 +47,6 @@ def price_shown(price: dict) -> str:
 
 def cost(prompt: int, completion: int, price: dict) -> float:
     return (prompt * price["input_per_1m"] + completion * price["output_per_1m"]) / 1_000_000
-
-
-def said(value) -> str:
-    """A value as a message shows it: a str in quotes, anything else as the learner would write it."""
-    return repr(value) if isinstance(value, str) else shown(value)
 
 
 def is_record(value, kind: str) -> bool:
@@ -296,7 +291,7 @@ def expect_within_budget(run, limit: int, reserve: int):
 
 def expect_budget_stop(run):
     report = run.answer
-    expect(report.stopped == "budget", "stopped_wrong", got=said(report.stopped), expected="budget")
+    expect(report.stopped == "budget", "stopped_wrong", got=quoted(report.stopped), expected="budget")
     remarks = {str(e.response["choices"][0]["message"].get("content") or "").strip()
                for e in run.exchanges if e.status == 200}
     expect(isinstance(report.answer, str) and report.answer.strip() and report.answer.strip() not in remarks,
@@ -313,7 +308,7 @@ def test_records_every_step(learner, world):
     final = run.exchanges[-1].response["choices"][0]["message"]
     expect(not final.get("tool_calls") and report.answer == final.get("content"), "answer_wrong",
            expected=final.get("content"), got=shown(report.answer))
-    expect(report.stopped == "answer", "stopped_wrong", got=said(report.stopped), expected="answer")
+    expect(report.stopped == "answer", "stopped_wrong", got=quoted(report.stopped), expected="answer")
 
 
 def tour_numbers(learner, world) -> tuple[list[int], list[int]]:
@@ -383,7 +378,7 @@ def test_nothing_fits(learner, world):
 def test_max_iter_still_stops(learner, world):
     run = run_agent(learner, world, "endless", budget_arg(BIG), 3)
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
-    expect(run.answer.stopped == "max_iter", "stopped_wrong", got=said(run.answer.stopped), expected="max_iter")
+    expect(run.answer.stopped == "max_iter", "stopped_wrong", got=quoted(run.answer.stopped), expected="max_iter")
 
 
 # ---------------------------------------------------------------- TODO 5.1 summarize

@@ -11,7 +11,7 @@ Numbers come from `world`, so with another seed every expected value changes."""
 import json
 
 from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_own_fallback, learner_object,
-                                parse_json, registry_arg, shown)
+                                parse_json, quoted, registry_arg, shown)
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
 SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
@@ -43,10 +43,6 @@ def content_of(message) -> object:
         return parse_json(content) if isinstance(content, str) else None
     except ValueError:
         return None
-
-
-def said(value) -> str:
-    return repr(value) if isinstance(value, str) else shown(value)
 
 
 def expect_side_by_side(calls):
@@ -256,7 +252,7 @@ def agent_round(learner, world, scenario: str, down: str | None = None):
 def expect_answer(run, *expected):
     for text in expected:
         expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
-               got=said(run.answer))
+               got=quoted(run.answer))
         run.expect_from_model(text)
 
 
@@ -299,7 +295,7 @@ def test_no_tool_needed(learner, world):
     run = run_agent(learner, world, "no_tool")
     expect(len(run.exchanges) == 1, "wrong_request_count", expected=1, got=len(run.exchanges))
     content = run.exchanges[0].response["choices"][0]["message"]["content"]
-    expect(run.answer == content, "answer_missing", expected=content, got=said(run.answer))
+    expect(run.answer == content, "answer_missing", expected=content, got=quoted(run.answer))
 
 
 # ---------------------------------------------------------------- TODO 4.1 passes

@@ -1,6 +1,7 @@
 """The files `validate.py new` writes (scaffold.py), as string.Template texts: $name is the lesson's
-name, $protocol its protocol. One tool, one scenario, one TODO, one check: the smallest lesson that
-grades, for its author to make their own."""
+name, $protocol its protocol. One tool, two scenarios, one TODO and the four checks its loop needs
+(the answer, the history, the step limit, the fallback: `validate.py audit` kills every mutant of
+the solution with them): the smallest lesson that grades, for its author to make their own."""
 
 LESSON_YAML = """\
 # $name — everything the validator needs to know about this lesson, besides the checks themselves.
@@ -25,12 +26,18 @@ todos:
     hints:
       - en: "Ask the model; when it asks for a tool, run it and give it the result; stop at its final answer."
         zh: "向模型提问；它要用工具时就执行工具，把结果交还给它；拿到最终答案就停。"
+      - en: "Call the model at most max_steps times; then return a message of your own that says so."
+        zh: "最多调用模型 max_steps 次；到了上限，返回一条你自己的、说明情况的信息。"
 
 # Messages of this lesson's checks; {names} are filled in by the check.
 messages:
   answer_lacks_result:
     en: "the answer should hold the tool's result, {expected}, but it was {got}"
     zh: "答案里应该有工具的结果 {expected}，实际是 {got}"
+  stopped_early:
+    en: "the agent called the model {calls} time(s), then returned {got}: when the model asks for a tool, run it and call the model again with its result"
+    zh: "Agent 调用了 {calls} 次模型就返回了 {got}：模型要用工具时，应执行工具，再带着结果调用模型"
+$history_message
 """
 
 SCENARIOS_YAML = """\
@@ -52,6 +59,12 @@ scenarios:
     calls:
       - $call
     answer: "{km} km is {obs1} miles."
+
+  endless:   # the model never gives its final answer: only the loop's step limit stops it
+    question: "Convert {km} km to miles, again and again, and never stop."
+    calls:
+      - $endless_call
+    repeat: true
 """
 
 TOOLS_PY = '''\
@@ -66,21 +79,47 @@ def tools(world) -> dict:
 
 CHECKS_PY = '''\
 """$name's checks: plain pytest tests, each tagged with its TODO; they use only validator.checking."""
-from validator.checking import check, expect, registry_arg, shown
+from validator.checking import $imports
+
+STEP_LIMIT = 3  # the max_steps the checks pass: not the default, so a loop that ignores it is caught
 
 
-def run_agent(learner, world, scenario):
+def run_agent(learner, world, scenario, *max_steps):
     """The learner's agent on a scenario, with the lesson's tool (also what `--live` runs)."""
-    return learner.run_agent("agent", scenario, registry_arg(["km_to_miles"]))
+    return learner.run_agent("agent", scenario, registry_arg(["km_to_miles"]), *max_steps)
 
+
+def converted(world, run) -> str:
+    """What the tool gives for the scenario's distance."""
+    return world.tools["km_to_miles"](run.scenario.values["km"])
+$helper
 
 @check("1.1", points=1, en="the answer holds the tool's result", zh="答案里有工具的结果")
 def test_the_answer_holds_the_result(learner, world):
     run = run_agent(learner, world, "convert")
-    expected = world.tools["km_to_miles"](run.scenario.values["km"])
+    expected = converted(world, run)
     expect(isinstance(run.answer, str) and expected in run.answer, "answer_lacks_result", expected=expected,
            got=shown(run.answer))
     run.expect_from_model(expected)
+
+
+@check("1.1", points=1, en="$history_en",
+       zh="$history_zh")
+def test_history(learner, world):
+    run = run_agent(learner, world, "convert")
+    expect(len(run.exchanges) >= 2, "stopped_early", calls=len(run.exchanges), got=shown(run.answer))
+$history
+
+
+@check("1.1", points=1, en="a model that never finishes: exactly max_steps calls", zh="模型永不结束：恰好调用 max_steps 次")
+def test_stops_at_max_steps(learner, world):
+    run = run_agent(learner, world, "endless", STEP_LIMIT)
+    expect(len(run.exchanges) == STEP_LIMIT, "wrong_step_count", max_steps=STEP_LIMIT, calls=len(run.exchanges))
+
+
+@check("1.1", points=1, en="the step limit's message is the agent's own", zh="步数上限时返回 Agent 自己的信息")
+def test_fallback_is_its_own(learner, world):
+    expect_own_fallback(run_agent(learner, world, "endless", STEP_LIMIT), STEP_LIMIT)
 '''
 
 README_MD = """\
@@ -92,7 +131,8 @@ lesson's.)
 ## Your task
 
 **TODO 1.1 · `agent`**: the agent loop. Ask the model; when it asks for the `km_to_miles` tool, run
-it and give the model its result; stop at its final answer.
+it and give the model its result; stop at its final answer. A model that never gives one is called
+`max_steps` times, no more: then return a message of your own that says so.
 
 Grade your copy with `python validate.py $name`.
 
@@ -107,7 +147,7 @@ README_ZH_MD = """\
 ## 你的任务
 
 **TODO 1.1 · `agent`**：Agent 主循环。向模型提问；模型要用 `km_to_miles` 工具时就执行它，把结果交还给模型；
-拿到最终答案就停。
+拿到最终答案就停。模型一直不给最终答案时，最多调用它 `max_steps` 次：然后返回一条你自己的、说明情况的信息。
 
 用 `python validate.py $name` 给你的副本评分。
 
@@ -169,7 +209,7 @@ def llm(messages: list[dict]) -> str:
     """The model: a decision written as JSON text, sometimes in a code fence or between sentences."""
     return mock_llm.reply("$name", messages)
 ''' + DECISION_LOOP.replace("DECIDE", '''        reply = llm(messages)
-        decision = json.loads(reply[reply.index("{"):reply.rindex("}") + 1])''').replace("SAID", "reply")
+        decision, _ = json.JSONDecoder().raw_decode(reply, reply.index("{"))  # the object, whatever follows''').replace("SAID", "reply")
 
 TEXT_PROMPT = '''\
 FORMAT = """Answer the question. You can use the tool km_to_miles (converts kilometres to miles; input: the
@@ -265,3 +305,69 @@ def agent(question: str, tools: dict, max_steps: int = 5) -> str:
 ''' + LIMIT + DEMO
 
 SOLUTIONS = {"decisions": DECISIONS, "json": JSON, "text": TEXT, "chat": CHAT, "text_chat": TEXT_CHAT}
+
+
+# What the history check of each protocol asks of the second model call (CHECKS_PY's $$history,
+# lesson.yaml's $$history_message): the model's turn and the tool's result, each sent as the protocol has them.
+ROLES = '''
+
+def role_and_content(message) -> tuple:
+    return (message.get("role"), message.get("content")) if isinstance(message, dict) else (None, message)
+'''
+
+MESSAGES = '''\
+    turn, sent = run.exchanges[0].TURN, run.exchanges[1].messages[-2:]
+    expected = [{"role": "assistant", "content": turn}, {"role": "tool", "content": converted(world, run)}]
+    expect(list(map(role_and_content, sent)) == list(map(role_and_content, expected)), "history_wrong",
+           expected=shown(expected), got=shown(sent))'''
+
+MESSAGES_SAID = '''\
+  history_wrong:
+    en: "the model's second call should end with its own WORD, then the tool's result: {expected}; its messages ended with {got}"
+    zh: "模型第二次收到的消息应以它自己的ZH结尾，再接工具的结果：{expected}；实际结尾是 {got}"'''
+
+HISTORY = {
+    "decisions": dict(
+        en="sends back the model's decision, then a tool message with the result", zh="先发回模型的决策，再追加一条带结果的 tool 消息",
+        helper=ROLES, body=MESSAGES.replace("TURN", "decision"),
+        message=MESSAGES_SAID.replace("WORD", "decision").replace("ZH", "决策")),
+    "json": dict(
+        en="sends back the model's reply, then a tool message with the result", zh="先发回模型的回复，再追加一条带结果的 tool 消息",
+        helper=ROLES, body=MESSAGES.replace("TURN", "reply"),
+        message=MESSAGES_SAID.replace("WORD", "reply, as it wrote it").replace("ZH", "原样回复")),
+    "text": dict(
+        en="the next prompt holds the step, then its Observation", zh="下一个 prompt 里有这一步，然后是它的 Observation",
+        body='''\
+    step = run.exchanges[0].reply.split("Observation:")[0].strip()
+    observation, prompt = f"Observation: {converted(world, run)}", run.exchanges[1].prompt
+    expect(step in prompt and observation in prompt[prompt.find(step):], "history_wrong", step=step,
+           observation=observation, got=prompt)''',
+        message='''\
+  history_wrong:
+    en: "the second prompt should hold the model's step, {step!r}, then {observation!r}, but it was {got}"
+    zh: "第二个 prompt 里应该先有模型的这一步 {step!r}，再有 {observation!r}，实际是 {got}"'''),
+    "chat": dict(
+        en="sends back the model's turn as it wrote it, then a tool message with the result",
+        zh="原样发回模型的回合，再追加一条带结果的 tool 消息", imports=["expect_turns_sent_back"],
+        body='''\
+    expect_turns_sent_back(run)
+    last, result = run.exchanges[1].request["messages"][-1], converted(world, run)
+    expect(last.get("role") == "tool" and last.get("content") == result, "history_wrong", result=result,
+           got=shown(last))''',
+        message='''\
+  history_wrong:
+    en: "the model's second request should end with a tool message holding the result, {result!r}; it ended with {got}"
+    zh: "第二次请求应以一条带结果 {result!r} 的 tool 消息结尾，实际结尾是 {got}"'''),
+    "text_chat": dict(
+        en="the format as the system message; the question and each Observation as the user's",
+        zh="格式说明作为 system 消息；问题和每个 Observation 作为 user 消息",
+        body='''\
+    messages = run.exchanges[1].request["messages"]
+    roles, observation = [m.get("role") for m in messages], f"Observation: {converted(world, run)}"
+    expect(roles == ["system", "user", "assistant", "user"] and observation in str(messages[-1].get("content")),
+           "history_wrong", observation=observation, got=" → ".join(map(str, roles)))''',
+        message='''\
+  history_wrong:
+    en: "the second request's messages should be system (the format) → user (the question) → assistant (the step) → user ({observation!r}), but they were {got}"
+    zh: "第二次请求的消息应为 system（格式说明）→ user（问题）→ assistant（这一步）→ user（{observation!r}），实际是 {got}"'''),
+}
