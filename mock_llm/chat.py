@@ -301,6 +301,8 @@ class TextChatSession(ChatSession):
     one prompt, the assistant's own earlier turns included. Without a stop sequence it runs on past
     its request with an Observation of its own, as a real model does; `stop` cuts it there."""
 
+    check_scenario = TextReactSession.check_scenario  # its replies are the text mock's
+
     def __post_init__(self):
         if self.writer is None:
             reader = TextReactSession(self.scenario, self.seed, self.budget)

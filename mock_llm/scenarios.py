@@ -248,6 +248,7 @@ def build_world(folder: Path, data: dict, path: Path, seed: int, session_class: 
             if not 0 <= scenario.refers_to < number:
                 raise ValueError(f"{name}: refers_to must name an earlier user turn (1 to {number - 1})")
             scenario.question = scenario.render(spec["question"], [])
+            session_class.check_scenario(scenario)
             if number > 1 and spec.get("follow_ups"):
                 raise ValueError(f"{name}: a follow-up has no follow-ups of its own")
             scenario.follow_ups = [build(f"{name}.{n}", s, scenario.tools, n)  # user turn n of the conversation

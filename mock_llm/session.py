@@ -77,6 +77,11 @@ class Session:
         raise NotImplementedError
 
     @classmethod
+    def check_scenario(cls, scenario: Scenario) -> None:
+        """A ValueError saying why this protocol can't play the scenario (a lesson author's mistake,
+        said when the lesson loads); nothing when it can."""
+
+    @classmethod
     def from_text(cls, text: str):
         """What a real model's reply text is in this protocol (--live): the text itself."""
         return text

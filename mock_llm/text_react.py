@@ -58,6 +58,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .scenarios import Scenario
 from .session import BadPayload, Session, message_text
 
 # A line such as "Action: Calculator", also "- Action：Calculator", "**Action:** Calculator" or
@@ -275,6 +276,16 @@ class TextReactSession(Session):
     """One agent run against one scenario: answers prompts and records each exchange."""
     issued: list[tuple[str, str]] = field(default_factory=list)  # (tool, input) of each Action sent
     slips: dict[int, str] = field(default_factory=dict)  # off_format calls: the prompt that got the slip
+
+    @classmethod
+    def check_scenario(cls, scenario: Scenario) -> None:
+        """An endless scenario's repeated call must differ each time ({n} in its input): the mock
+        finds a call's result in the prompt by its input, so the same input asked again would read
+        the first result again, and the next, for ever."""
+        last = scenario.turns[-1][0] if scenario.turns and scenario.turns[-1] else None
+        if scenario.repeat and (last is None or "{n}" not in last.input):
+            raise ValueError(f"{scenario.name}: repeat: true needs {{n}} in its last call's input "
+                             "(this protocol reads a call's result by its input: each repeat must differ)")
 
     def answer(self, payload) -> str:
         """The learner's llm_call(prompt): the prompt must be text."""

@@ -466,6 +466,21 @@ def test_unusable_scenarios_name_the_file(tmp_path, text):
     assert str(path) in str(error.value)
 
 
+@pytest.mark.parametrize("protocol", ["text", "text_chat"])
+def test_an_endless_text_scenario_must_ask_something_new_each_time(tmp_path, protocol):
+    """The text mock reads a call's result from the prompt by the call's input: a repeated call with
+    the same input would read the first result again and again, and the grader would never return."""
+    path = tmp_path / "scenarios.yaml"
+    path.write_text(f"protocol: {protocol}\nscenarios:\n  endless:\n    question: 'Count?'\n    repeat: true\n"
+                    "    calls:\n      - {tool: Calculator, input: '1 + 1'}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"repeat: true needs \{n\}") as error:
+        load_world(tmp_path)
+    assert str(path) in str(error.value) and "endless" in str(error.value)
+    counting = path.read_text(encoding="utf-8").replace("'1 + 1'", "'{n} + 1'")
+    path.write_text(counting, encoding="utf-8")
+    assert load_world(tmp_path).scenarios["endless"].repeat
+
+
 def test_missing_scenarios_file(tmp_path):
     with pytest.raises(ScenarioError, match="no such file"):
         load_world("day06", path=tmp_path / "absent.yaml")
