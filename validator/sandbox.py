@@ -27,7 +27,10 @@ import ast
 import asyncio
 import builtins
 import ctypes
+import functools
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import inspect
 import itertools
@@ -614,6 +617,68 @@ def _awaits_tasks(task, chain):
     return (isinstance(waiter, (asyncio.Task, _GATHERING)) or any(f.f_code in _TASK_WAITS for f in chain))
 
 
+# ---------------------------------------------------------------- packages whose bodies run on first use
+
+# openai.types and its sub-packages re-export, in __init__ files that do nothing else, hundreds of
+# pydantic models a graded run never touches: building them is half of `import openai`, which every
+# child from day07 on pays before the learner's file has loaded. Their bodies run on first use instead.
+LAZY_PACKAGES = ("openai.types",)
+
+
+class LazyBodyFinder(importlib.abc.MetaPathFinder):
+    """Finds a package under LAZY_PACKAGES as Python would, with a loader that leaves its body to
+    the first name asked of it that it lacks: a submodule of that name is imported alone, any other
+    name runs the body. As Python imports a module, under the package's import lock: two threads
+    wait for one body, and a circular wait is Python's own (a partly run body, as in an import)."""
+
+    def find_spec(self, fullname, path, target=None):
+        if not any(fullname == name or fullname.startswith(name + ".") for name in LAZY_PACKAGES):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.submodule_search_locations is not None and \
+                isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = LazyBody(spec.loader)
+        return spec
+
+
+class LazyBody(importlib.abc.Loader):
+    def __init__(self, loader):
+        self.loader = loader
+        self.ran = False
+        self.hook = None
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.hook = module.__getattr__ = functools.partial(self.first_use, module)
+
+    def first_use(self, module, name):
+        if not name.startswith("__") and _has_submodule(module, name):
+            return importlib.import_module(f"{module.__name__}.{name}")
+        from importlib import _bootstrap  # Python's import locks: _ModuleLockManager, _DeadlockError
+        try:
+            with _bootstrap._ModuleLockManager(module.__name__):
+                if not self.ran:
+                    self.ran = True
+                    self.loader.exec_module(module)
+                    if module.__dict__.get("__getattr__") is self.hook:  # not one the body defined
+                        del module.__getattr__
+        except _bootstrap._DeadlockError:  # another thread runs the body and waits on this one
+            pass
+        try:
+            return module.__dict__[name]
+        except KeyError:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}") from None
+
+
+def _has_submodule(module, name):
+    try:
+        return importlib.machinery.PathFinder.find_spec(f"{module.__name__}.{name}", module.__path__) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 class LessonTypeMissing(Exception):
     """The checks build a class (Tool, AgentStep, …) that the learner's file does not define."""
 
@@ -650,6 +715,7 @@ def main(where, path):
     sys.path[0:1] = []
     sys.path.append(os.path.dirname(path))
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
+    sys.meta_path.insert(0, LazyBodyFinder())
     child = None
     channel = Channel(where, on_stop=lambda: child.stop())
 
