@@ -645,13 +645,14 @@ class LazyBody(importlib.abc.Loader):
     def __init__(self, loader):
         self.loader = loader
         self.ran = False
-        self.hook = None
 
     def create_module(self, spec):
         return self.loader.create_module(spec)
 
     def exec_module(self, module):
-        self.hook = module.__getattr__ = functools.partial(self.first_use, module)
+        # Kept once the body has run: a sub-package that `import openai` would have imported (by
+        # way of another), the learner may use without importing it; here it is imported then.
+        module.__getattr__ = functools.partial(self.first_use, module)
 
     def first_use(self, module, name):
         if not name.startswith("__") and _has_submodule(module, name):
@@ -662,8 +663,6 @@ class LazyBody(importlib.abc.Loader):
                 if not self.ran:
                     self.ran = True
                     self.loader.exec_module(module)
-                    if module.__dict__.get("__getattr__") is self.hook:  # not one the body defined
-                        del module.__getattr__
         except _bootstrap._DeadlockError:  # another thread runs the body and waits on this one
             pass
         try:
