@@ -1067,3 +1067,48 @@ def test_a_tool_result_that_cannot_cross_is_the_tools_failure_not_a_hang(load):
     submission = load(CONCURRENT)
     outcome = call(submission, "in_threads", [{"$tool": "Multiply"}], ["x"], tools=lambda name, text: 10**8000)
     assert (outcome.error or {}).get("type") == "ValueError" and "digits" in outcome.error["message"], outcome
+
+
+OPENAI_TYPES = '''
+import threading
+
+import openai
+import openai.types as types
+from openai.types.chat import ChatCompletion
+
+
+def from_everywhere():
+    """openai.types' names, reached every way Python offers, as an eager import would give them."""
+    found = {"from": ChatCompletion.__name__, "attribute": types.chat.ChatCompletion.__name__,
+             "package": types.ChatModel is not None, "submodule": types.shared_params.__name__}
+    names = {}
+    exec("from openai.types import *", names)
+    found["star"] = "Batch" in names and "ChatModel" in names
+    return found
+
+
+def in_threads(count):
+    """The first use of a package's names by several threads at once: each gets them."""
+    start, got = threading.Barrier(count), []
+
+    def look():
+        start.wait()
+        got.append(openai.types.beta.Assistant.__name__)
+
+    threads = [threading.Thread(target=look) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return got
+'''
+
+
+def test_openai_types_in_the_child_are_what_an_eager_import_gives(load):
+    """The child runs openai.types' package bodies on first use (lazy_packages.LazyBodyFinder): every way
+    of reaching their names still reaches them, from one thread or several at once."""
+    submission = load(OPENAI_TYPES)
+    assert call(submission, "from_everywhere").value == {
+        "from": "ChatCompletion", "attribute": "ChatCompletion", "package": True,
+        "submodule": "openai.types.shared_params", "star": True}
+    assert call(submission, "in_threads", 8).value == ["Assistant"] * 8

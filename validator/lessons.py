@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from mock_llm import ScenarioError, protocol
+from mock_llm import ScenarioError, check_protocol
 from validator.files import LESSONS_DIR, SOLUTIONS_DIR, read_yaml
 
 LANGS = ("en", "zh")
@@ -114,7 +114,7 @@ def load_lesson(name: str) -> Lesson:
             if not file.is_file():
                 raise LessonError(f"{path}: `files` names {file.name}, which is not in {folder}")
         scenarios = read_yaml(folder / "scenarios.yaml")
-        protocol(str(scenarios.get("protocol", "")) if isinstance(scenarios, dict) else "")
+        check_protocol(str(scenarios.get("protocol", "")) if isinstance(scenarios, dict) else "")
     except FileNotFoundError as err:
         raise LessonError(f"{folder}: missing {Path(err.filename).name}") from None
     except yaml.YAMLError as err:

@@ -43,6 +43,7 @@ import types
 import warnings
 
 from hangs import CallStopped, HangWatch  # the child's files sit next to each other
+from lazy_packages import LazyBodyFinder
 from tracebacks import describe
 from wire import LineReader, dump, encode
 
@@ -393,6 +394,7 @@ def main(where, path):
     sys.path[0:1] = []
     sys.path.append(os.path.dirname(path))
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
+    sys.meta_path.insert(0, LazyBodyFinder())
     child = None
     channel = Channel(where, on_stop=lambda: child.stop())
 

@@ -61,9 +61,11 @@ class Grade:
 
 TODO_MARKER = "todo(id, points, title): the TODO a check grades"  # registered wherever the checks are collected
 # pytest plugins a grading run has no use for; leaving them out saves startup time on every grade.
+# (unraisableexception runs the garbage collector twice as pytest ends, after the last check: an
+# unraisable exception of the grader's own goes to its stderr without it, as Python prints it.)
 UNUSED_PLUGINS = ("cacheprovider", "terminal", "junitxml", "pastebin", "doctest", "logging",
                   "warnings", "faulthandler", "stepwise", "legacypath", "tmpdir", "monkeypatch",
-                  "recwarn", "setuponly", "setupplan", "debugging", "unittest", "nose")
+                  "recwarn", "setuponly", "setupplan", "debugging", "unittest", "nose", "unraisableexception")
 
 
 class Collector:

@@ -311,26 +311,33 @@ class Submission(ChildProcess):
         return where or ""
 
 
-def open_submission(lesson: Lesson, world: LessonWorld, path: Path, forkserver=None,
+def open_submission(lesson: Lesson, world: LessonWorld | None, path: Path, forkserver=None,
                     live: bool = False) -> Submission:
     """The learner's file, to be run in a child process for this lesson. Model calls it makes while
     it loads (a smoke test left at module level) get an at-once final answer in the lesson's
-    protocol, so the file still loads and is graded. `live`: a real model answers, and the
-    learner's code waits for real (time.sleep is theirs, as it is outside the grader); a question
-    that ran out of time says nothing of the next (a slow model is no hang)."""
-    loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
-                       [], repeat=False)
+    protocol, so the file still loads and is graded (world None: set by loading_session(world) once
+    the world is loaded, before the file is). `live`: a real model answers, and the learner's code
+    waits for real (time.sleep is theirs, as it is outside the grader); a question that ran out of
+    time says nothing of the next (a slow model is no hang)."""
     return Submission(path, model_function=lesson.model_function, forkserver=forkserver, readable=lesson.files,
                       sleep_given=lesson.sleep_given and not live, remembers_hangs=not live,
-                      loading_session=lambda: world.protocol(loading, world.seed, budget=5))
+                      loading_session=loading_session(world) if world else None)
+
+
+def loading_session(world: LessonWorld) -> Callable:
+    """What makes the session that answers a file's model calls while it loads: at once, finally."""
+    loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
+                       [], repeat=False)
+    return lambda: world.protocol(loading, world.seed, budget=5)
 
 
 def start_submission(lesson: Lesson, path: Path, seed: int, file: str | None = None) -> tuple[LessonWorld, Submission]:
     """The lesson's world at `seed`, and the learner's file at `path` started in its child: it
-    loads the file while the grader gets ready (its imports, pytest's start-up). `file`: its
-    __file__, if not `path` (a notebook's code, written elsewhere to be graded)."""
-    world = load_world(lesson.folder, seed)
-    submission = open_submission(lesson, world, Path(path).resolve())
+    loads the file while the grader gets ready (the world, its imports, pytest's start-up). `file`:
+    its __file__, if not `path` (a notebook's code, written elsewhere to be graded)."""
+    submission = open_submission(lesson, None, Path(path).resolve())
     submission.file = file
     submission.spawn()
+    world = load_world(lesson.folder, seed)
+    submission.loading_session = loading_session(world)
     return world, submission
