@@ -10,8 +10,8 @@ its second call while the first is held. No round is timed, so a busy machine ch
 Numbers come from `world`, so with another seed every expected value changes."""
 import json
 
-from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_own_fallback, learner_object,
-                                parse_json, quoted, registry_arg, shown)
+from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_own_fallback,
+                                expect_turns_sent_back, learner_object, parse_json, quoted, registry_arg, shown)
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
 SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
@@ -266,6 +266,7 @@ def figures(world, ticker: str) -> str:
 def test_ten_calls_answered(learner, world):
     run, _ = agent_round(learner, world, "screen")
     expect_answer(run, *(figures(world, t) for t in SCREEN))
+    expect_turns_sent_back(run)  # the model's words beside its calls too, as day 07's loop sends them
 
 
 @check("3.1", points=2, en="the agent runs the ten calls side by side", zh="Agent 把十个调用并排同时运行")
