@@ -11,10 +11,13 @@ Questions a lesson's scenarios script get their scripted answers; others, the le
 import argparse
 import sys
 
-from validator.files import LESSONS_DIR
+from validator.needs import kit_packages
 
-from .http import serve
-from .scenarios import DEFAULT_SEED, ScenarioError
+with kit_packages():  # by a Python without the kit's packages: one line that says what to run, not a traceback
+    from validator.files import LESSONS_DIR
+
+    from .http import serve
+    from .scenarios import DEFAULT_SEED, ScenarioError
 
 
 def main(argv=None) -> int:
