@@ -27,6 +27,7 @@ from mock_llm import (
     find_observations,
     first_number,
     imagined,
+    message_text,
     read_final,
     read_request,
     read_steps,
@@ -450,8 +451,5 @@ def request_messages(exchange) -> list[dict]:
 
 
 def chat_text(message: dict) -> str:
-    """A message's content as text: its parts' text joined, none as ""."""
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
+    """A message's content as text: its parts' text joined, none as "" (as the mock reads it)."""
+    return message_text(message.get("content"))
