@@ -39,9 +39,9 @@ from validator.child.wire import Opaque, Record, Unawaited
 from validator.child.wire import (
     loads as parse_json,  # JSON text of the learner's: ValueError, never a crash, however deep
 )
-from validator.grading.runner import Outcome, Submission, read_source
+from validator.grading.runner import Submission, read_source
 from validator.lessons import Lesson, LessonError
-from validator.outcomes import Problem, Status
+from validator.outcomes import Outcome, Problem, Status
 
 __all__ = [
     # writing checks

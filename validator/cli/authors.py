@@ -2,12 +2,8 @@
 (everything a lesson must satisfy) and new (a lesson that already grades)."""
 from __future__ import annotations
 
-import os
-
-from validator.cli.options import Command, positive
+from validator.cli.options import DEFAULT_JOBS, Command, positive
 from validator.lessons import lesson_names
-
-DEFAULT_JOBS = (os.cpu_count() or 1) + 2
 
 
 def audit_arguments(p) -> None:

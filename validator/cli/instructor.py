@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from validator.cli.options import (
+    DEFAULT_JOBS,
     Command,
     add_seed_arguments,
     add_unisolated_argument,
@@ -22,9 +23,7 @@ def grade_arguments(p) -> None:
     p.add_argument("lesson", help="the lesson to grade, such as day06")
     p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
     p.add_argument("--out", type=Path, required=True, metavar="GRADES", help="where the gradebooks go")
-    # a submission that hangs waits out its time limit without working: a couple of workers
-    # more than cores keep the cores busy meanwhile
-    p.add_argument("--jobs", type=positive, default=(os.cpu_count() or 1) + 2,
+    p.add_argument("--jobs", type=positive, default=DEFAULT_JOBS,
                    help="submissions graded at once (default: two more than the CPUs)")
     add_seed_arguments(p)
     p.add_argument("--reseed", action="store_true",

@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # rich is imported when a console is made: a one-shot grading
 # A secret seed below this can be found by trying them all: from the numbers a tool gives a
 # student's code (the tables are drawn from the seed), in hours on one machine.
 GUESSABLE = 2 ** 64
+# Gradings at once (a class's submissions, an audit's mutants): a couple more than the cores keep
+# them busy while some wait out a time limit.
+DEFAULT_JOBS = (os.cpu_count() or 1) + 2
 
 
 @dataclass(frozen=True)
