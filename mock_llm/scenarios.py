@@ -136,6 +136,7 @@ class LessonWorld:
     # whether the learner's code now waits, every thread of it blocked: the grader sets it for the
     # run in progress (a tool that holds calls at a barrier asks it, day11); outside one, always
     learner_idle: Callable[[], bool] = lambda: True
+    learner_unanswered: Callable[[], int] = lambda: 0  # and how many of its tool calls wait for their answer
 
     def __getattr__(self, name):
         data = self.__dict__.get("data") or {}

@@ -86,3 +86,25 @@ def test_a_sleeping_process_is_idle_and_a_spinning_one_is_not():
         for process in (sleeper, spinner):
             process.kill()
             process.wait(timeout=30)
+
+
+def test_a_held_call_ends_only_once_the_answer_before_it_is_taken(monkeypatch):
+    """The calls held together end in the order of their waits, each once the learner's code has
+    taken the answer before it (its process idle again, no answer but the held ones on its way):
+    the order the answers reach the learner's code is the round's own, not a race."""
+    module = load_world("day11").module
+    monkeypatch.setattr(module, "TAKE_LONGEST", 60)  # only the learner's code taking the answer lets it go
+    taken, ended = threading.Event(), []
+    held = Round(2, idle=taken.is_set, unanswered=lambda: 2 - len(ended))
+
+    def call(ticker, wait):
+        held.call("get_news", ticker, wait)
+        ended.append(ticker)
+    slow = threading.Thread(target=call, args=("SLOW", 0.3))
+    slow.start()
+    call("FAST", 0.1)  # the shorter wait: ends first, at once
+    slow.join(timeout=0.5)
+    assert slow.is_alive() and ended == ["FAST"]  # its answer not taken yet: the next one is held
+    taken.set()
+    slow.join(timeout=30)
+    assert not slow.is_alive() and ended == ["FAST", "SLOW"] and held.peak == 2

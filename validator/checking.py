@@ -255,7 +255,8 @@ class Learner:
     limit: float | None = None  # seconds per call, if not the lesson's
 
     def __post_init__(self):
-        self.world.learner_idle = self.submission.idle  # for the tools that ask (day11's barrier)
+        # for the tools that ask (day11's barrier)
+        self.world.learner_idle, self.world.learner_unanswered = self.submission.idle, self.submission.unanswered
 
     @property
     def time_limit(self) -> float:

@@ -635,9 +635,16 @@ def test_refuses_attributes(learner, world):
         expect_refused(learner, expression)
 
 
+# A calculator that works out a power's size first refuses at once; one that computes it never
+# ends. A second tells them apart with room to spare (((9 ** 99) ** 99) ** 99, 930,000 digits,
+# takes a quarter of one), so a file that computes on costs its hang one second, not the lesson's three.
+POWER_SECONDS = 1.0
+
+
 @check("1.5", points=1, en="refuses powers too large to compute, at once",
        zh="结果大到算不动的乘方，立刻拒绝")
 def test_refuses_huge_powers(learner, world):
+    learner.limit = POWER_SECONDS
     a = values(world)["a"]
     for expression in ("9 ** 9 ** 9", "(((9 ** 99) ** 99) ** 99) ** 99", f"{a}.5 ** 1000"):
         try:

@@ -78,7 +78,8 @@ GRACE = 0.15  # seconds a round waits for one more call; stretched on a busy mac
 STRETCH = 8  # times the slowest gap between the round's calls so far that it waits at least
 LONGEST = 5.0  # seconds a round waits at most for a learner's process that is never idle (a spin)
 LOOK_AGAIN = 0.01  # seconds between looks at a learner's process that is not idle yet
-ORDER_GAP = 0.004  # seconds between the ends of held calls: each answer reaches the learner first
+LOOK_SOON = 0.0005  # seconds between looks while an answer is on its way to the learner's code
+TAKE_LONGEST = 0.05  # seconds an answer gets at most to be taken before the next ends (a thread that never waits)
 
 
 class Round:
@@ -93,11 +94,12 @@ class Round:
     the grace period alone, and the round is settled as it was, its later calls answered at once.
     The grace period grows with the gaps between the calls that did come.
 
-    The held calls end one by one in the order of their waits, ORDER_GAP apart, so the results
-    reach the learner's code in an order of their own, the same on every run."""
+    The held calls end one by one in the order of their waits, each once the answer before it has
+    been sent and taken (the learner's process idle again), so the results reach the learner's code
+    in an order of their own, the same on every run, and no sooner than its code can take them."""
 
-    def __init__(self, size: int, idle=lambda: True):
-        self.size, self.idle = size, idle
+    def __init__(self, size: int, idle=lambda: True, unanswered=lambda: 0):
+        self.size, self.idle, self.unanswered = size, idle, unanswered
         self.lock = threading.Condition()
         self.calls: list[tuple[str, str, float]] = []  # (tool, ticker, its wait), in the order they came
         self.held: list[tuple[float, int]] = []  # (wait, arrival) of the calls at the barrier
@@ -139,10 +141,18 @@ class Round:
             while self.ended < turn:
                 self.lock.wait()
         if turn:
-            time.sleep(ORDER_GAP)  # the answer before mine on its way to the learner's process
+            self._wait_until_taken(self.together - turn)
         with self.lock:
             self.ended += 1
             self.lock.notify_all()
+
+    def _wait_until_taken(self, still_held: int) -> None:
+        """Until the answers of the calls that ended before mine are sent (no call unanswered but
+        the `still_held` ones, mine included) and the learner's code has taken them: every thread
+        of it waiting again. TAKE_LONGEST at most: a thread that never waits can't be told apart."""
+        deadline = time.monotonic() + TAKE_LONGEST
+        while not (self.unanswered() <= still_held and self.idle()) and time.monotonic() < deadline:
+            time.sleep(LOOK_SOON)
 
     def serial(self) -> float:
         """How long the round's calls take one after another: the sum of their waits, as set."""
@@ -158,7 +168,7 @@ class Rounds:
         self.current: Round | None = None
 
     def open(self, size: int) -> Round:
-        self.current = Round(size, lambda: self.world.learner_idle())
+        self.current = Round(size, lambda: self.world.learner_idle(), lambda: self.world.learner_unanswered())
         return self.current
 
     def call(self, tool: str, ticker: str, wait: float) -> None:

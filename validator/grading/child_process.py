@@ -189,6 +189,10 @@ class ChildProcess:
                 return f"signal {-code}"
         return f"exit status {code}"
 
+    def unanswered(self) -> int:
+        """How many of the child's tool calls have no answer sent yet (day11's barrier asks)."""
+        return len(self.tools_waiting)
+
     def idle(self) -> bool:
         """Whether the learner's code now waits, each thread of its process blocked (busy.idle)."""
         process = self.process
