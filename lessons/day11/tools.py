@@ -78,7 +78,7 @@ GRACE = 0.15  # seconds a round waits for one more call; stretched on a busy mac
 STRETCH = 8  # times the slowest gap between the round's calls so far that it waits at least
 LONGEST = 5.0  # seconds a round waits at most for a learner's process that is never idle (a spin)
 LOOK_AGAIN = 0.01  # seconds between looks at a learner's process that is not idle yet
-LOOK_SOON = 0.0005  # seconds between looks while an answer is on its way to the learner's code
+LOOK_SOON = 0.0001  # seconds between looks while an answer is on its way to the learner's code
 TAKE_LONGEST = 0.05  # seconds an answer gets at most to be taken before the next ends (a thread that never waits)
 
 

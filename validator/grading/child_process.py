@@ -6,22 +6,24 @@ the calls and their answers.
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from validator.child import SANDBOX, SANDBOX_FILES
 from validator.child.wire import LineReader, dump, printable
 from validator.grading import busy
 from validator.isolation import jail
 from validator.outcomes import Outcome, Problem
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
 TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
@@ -60,7 +62,7 @@ class ChildProcess:
     jailed: bool = False  # the running child is jailed (jail.stop ends it)
     readable: list = field(default_factory=list)  # the lesson's files it may read (data it loads)
     jail_spec: dict | None = None  # the running child's jail (jail.spec)
-    tool_runners: futures.ThreadPoolExecutor | None = field(default=None, repr=False)  # the child's own
+    tool_runners: ThreadPoolExecutor | None = field(default=None, repr=False)  # the child's own, from its first tool call
     tools_waiting: set = field(default_factory=set, repr=False)  # its tool calls not finished yet
 
     def spawn(self, load: bool = True) -> None:
@@ -100,6 +102,7 @@ class ChildProcess:
         """Where a socket can't be handed to a child (Windows): the child connects back to a
         loopback port and proves with a one-time token that it is ours. No jail, no rlimits there."""
         jail.isolating()  # raises jail.Unavailable if isolation is required
+        import secrets  # here only: Windows' way
         token = secrets.token_hex(16)
         with socket.create_server(("127.0.0.1", 0)) as listener:
             listener.settimeout(self.import_timeout + 5)
@@ -126,8 +129,7 @@ class ChildProcess:
         self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(), [], False, False
         # Tool calls run here, in the grader, side by side (as the learner's threads or tasks make
         # them), on threads of this child's own: what it leaves queued ends with it (see close).
-        self.tool_runners = futures.ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="reactlings-tool")
-        self.tools_waiting = set()
+        self.tool_runners, self.tools_waiting = None, set()
 
     def load(self) -> None:
         """Tell the child to import the file (once); loading is timed from now."""
@@ -189,6 +191,16 @@ class ChildProcess:
                 return f"signal {-code}"
         return f"exit status {code}"
 
+    def run_tool_call(self, job):
+        """Start `job`, a tool call and the sending of its answer, on this child's tool threads,
+        made at its first call (concurrent.futures is imported then: not before the child starts)."""
+        if self.tool_runners is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self.tool_runners = ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="reactlings-tool")
+        future = self.tool_runners.submit(job)
+        self.tools_waiting.add(future)
+        future.add_done_callback(self.tools_waiting.discard)
+
     def unanswered(self) -> int:
         """How many of the child's tool calls have no answer sent yet (day11's barrier asks)."""
         return len(self.tools_waiting)
@@ -222,5 +234,6 @@ class ChildProcess:
             self.sock.close()
             self.sock = None
         if self.tool_runners is not None:  # nothing the child asked for runs on into what comes next
+            from concurrent import futures
             futures.wait(list(self.tools_waiting), timeout=TOOL_DRAIN_WAIT)
             self.tool_runners = None

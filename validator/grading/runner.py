@@ -206,9 +206,7 @@ class Submission(ChildProcess):
             return None
         if op == "tool":  # its answer goes to the child that asked, never to a later one
             sock = self.sock
-            job = self.tool_runners.submit(lambda: self._send(dict(self._run_tool(handler, message), id=number), sock))
-            self.tools_waiting.add(job)
-            job.add_done_callback(self.tools_waiting.discard)
+            self.run_tool_call(lambda: self._send(dict(self._run_tool(handler, message), id=number), sock))
             return None
         if handler is None:
             refusal = Outcome(problem=Problem.UNEXPECTED_LLM)
