@@ -973,6 +973,24 @@ def test_a_warm_sandbox_serves_each_worker_with_a_fork_that_ends_with_its_socket
     assert warm.process.returncode == 0  # it saw the door closed and ended
 
 
+OPENAI_LEARNER = ("import sys\nfrom mock_llm.http import openai_client\n\nclient = openai_client('day07')\n\n"
+                  "def chat_built():\n    return 'openai.resources.chat.completions.completions' in sys.modules\n")
+
+
+def test_a_warm_sandbox_has_made_openais_first_request_for_its_forks(load):
+    """The first request through openai's client imports its chat resources and builds the models it
+    parses into (~30 ms): a warm sandbox whose lessons use openai does it once, with a canned reply,
+    so no student's child of a class run does it again. A child started cold builds them on use."""
+    if not forkserver.available():
+        pytest.skip("no fork server on this system: children start cold")
+    warm = forkserver.WarmSandbox(["mock_llm.http"])
+    server = forkserver.ForkServer(door=warm.door)
+    assert call(load(OPENAI_LEARNER, forkserver=server), "chat_built", timeout=30).value is True
+    assert call(load(OPENAI_LEARNER), "chat_built", timeout=30).value is False
+    server.close()
+    warm.close()
+
+
 def test_a_fork_server_starts_cold_when_the_warm_sandbox_is_gone(load):
     if not forkserver.available():
         pytest.skip("no fork server on this system: children start cold")

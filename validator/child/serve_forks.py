@@ -70,6 +70,39 @@ def _import(preload):
                 importlib.import_module(module)
             except Exception:  # noqa: BLE001 -- not there, or not importable alone: the child will say
                 pass
+    if "openai" in sys.modules:
+        try:
+            _first_request()
+        except Exception:  # noqa: BLE001 -- another openai than the kit's: each fork pays it, no more
+            pass
+
+
+# A reply with a tool call, as the mock sends one: what a first request parses into.
+CANNED_REPLY = {
+    "id": "warm", "object": "chat.completion", "created": 0, "model": "warm",
+    "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "tool", "arguments": "{}"}}]}}],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def _first_request():
+    """One chat request through openai's client, answered here: the first one imports the client's
+    chat resources and builds the models it sends and parses (~30 ms). Done once in the server,
+    every fork starts past it. Its data is canned: no student's is ever in this process."""
+    import httpx2
+    import openai
+    transport = httpx2.MockTransport(lambda request: httpx2.Response(200, json=CANNED_REPLY))
+    client = openai.OpenAI(api_key="warm", base_url="http://grader.invalid/v1", max_retries=0,
+                           http_client=httpx2.Client(transport=transport))
+    turn = CANNED_REPLY["choices"][0]["message"]
+    reply = client.chat.completions.create(
+        model="warm", temperature=0, max_tokens=1,
+        messages=[{"role": "user", "content": "warm"}, turn, {"role": "tool", "tool_call_id": "call_1", "content": "{}"}],
+        tools=[{"type": "function", "function": {"name": "tool", "description": "warm",
+                                                 "parameters": {"type": "object", "properties": {}}}}])
+    reply.choices[0].message.model_dump(exclude_none=True)
+    client.close()
 
 
 def _serve(control):
