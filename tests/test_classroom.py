@@ -231,6 +231,40 @@ def test_the_same_class_gives_the_same_bytes_with_any_number_of_workers(tmp_path
 
 
 @pytest.mark.slow
+def test_workers_are_added_while_the_cpus_sit_idle_and_grade_the_same(tmp_path, monkeypatch):
+    """Workers that wait on their students' processes (day11's rounds) leave the CPUs idle: the run
+    starts more, up to most_jobs, and each student's outputs are the same bytes as one worker's."""
+    from rich.console import Console
+
+    from validator.grading import busy
+    from validator.instructor import classroom, workers
+    from validator.lessons import load_lesson
+    subs = _class_of(tmp_path / "subs", 10)
+    one = tmp_path / "one"
+    assert grade_class(subs, one, "--jobs", "1").returncode == 0
+    started = []
+    start = workers.Workers._start
+    monkeypatch.setattr(workers.Workers, "_start", lambda self: started.append(1) or start(self))
+    monkeypatch.setattr(workers.Workers, "LOOK_EVERY", 0.0)
+    monkeypatch.setattr(busy.IdleCPUs, "share", lambda self: 1.0)  # as idle as can be: grow at every look
+    grown = tmp_path / "grown"
+    assert classroom.grade_class(load_lesson("day06"), subs, grown, 0, 1, "en", Console(file=io.StringIO()),
+                                 most_jobs=3) == 0
+    assert len(started) == 3  # one, then two more: never past most_jobs
+    assert _without_seconds(one) == _without_seconds(grown)
+    for name in ("summary.html", *(f"students/s{n:02d}/{f}" for n in range(10) for f in ("results.json", "feedback.txt"))):
+        assert (one / name).read_bytes() == (grown / name).read_bytes(), name
+
+
+def test_idle_cpus_are_a_share_of_the_time_between_two_looks():
+    idle = __import__("validator.grading.busy", fromlist=["IdleCPUs"]).IdleCPUs()
+    deadline = time.monotonic() + 0.05
+    while time.monotonic() < deadline:  # some CPU time passes
+        pass
+    assert 0.0 <= idle.share() <= 1.0
+
+
+@pytest.mark.slow
 def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
     subs = _class_of(tmp_path / "subs", 16)
     out = tmp_path / "out"

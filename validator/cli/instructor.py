@@ -23,8 +23,9 @@ def grade_arguments(p) -> None:
     p.add_argument("lesson", help="the lesson to grade, such as day06")
     p.add_argument("submissions", type=Path, help="a folder: one .py, folder or .zip per student")
     p.add_argument("--out", type=Path, required=True, metavar="GRADES", help="where the gradebooks go")
-    p.add_argument("--jobs", type=positive, default=DEFAULT_JOBS,
-                   help="submissions graded at once (default: two more than the CPUs)")
+    p.add_argument("--jobs", type=positive, default=None,
+                   help="submissions graded at once (default: two more than the CPUs, and up to twice that "
+                        "while the CPUs sit idle, as when the checks wait on the students' code)")
     add_seed_arguments(p)
     p.add_argument("--reseed", action="store_true",
                    help="regrade everyone in GRADES with this seed, though it was graded with another")
@@ -49,8 +50,8 @@ def run_grade(args, console, lang: str) -> int:
         shard = parse_shard(args.shard, dict(os.environ))
     check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
     isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
-    return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs, lang, console,
-                       reseed=args.reseed, shard=shard)
+    return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs or DEFAULT_JOBS, lang,
+                       console, reseed=args.reseed, shard=shard, most_jobs=args.jobs or 2 * DEFAULT_JOBS)
 
 
 def merge_arguments(p) -> None:

@@ -66,6 +66,32 @@ class Limit:
         return True
 
 
+class IdleCPUs:
+    """The share of the machine's CPU time that went idle between two looks (Linux's /proc/stat):
+    0.0 where it can't be read."""
+
+    def __init__(self):
+        self.last = _cpu_times()
+
+    def share(self) -> float:
+        now, last = _cpu_times(), self.last
+        self.last = now
+        if now is None or last is None or sum(now) <= sum(last):
+            return 0.0
+        return (now[1] - last[1]) / (sum(now) - sum(last))
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(all but idle, idle and waiting for input) of every CPU since boot, in ticks."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            ticks = [int(t) for t in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + ticks[4]
+    return sum(ticks) - idle, idle
+
+
 def _descendants(pid: int) -> list[int]:
     """The processes below `pid`: from each thread's list of its children where Linux keeps one (a
     few small reads), else from every process's parent (a read of all of /proc)."""

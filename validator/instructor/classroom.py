@@ -92,8 +92,9 @@ class Tally:
 
 
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
-                console: Console, reseed: bool = False, shard=None) -> int:
-    """Grade every submission into the gradebooks in `out`. 130 when stopped by Ctrl-C, at any
+                console: Console, reseed: bool = False, shard=None, most_jobs: int | None = None) -> int:
+    """Grade every submission into the gradebooks in `out`, `jobs` at once (up to `most_jobs` while
+    the CPUs sit idle). 130 when stopped by Ctrl-C, at any
     moment: what was graded is saved, and the same command grades the rest. An `out` graded with
     another seed is refused unless `reseed`. A `shard` (shards.Shard) grades only its share of the
     class into `out`, and saves what `merge` needs instead of the gradebooks."""
@@ -117,7 +118,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                 raise LessonError("class_out_open", path=out)
             write_atomically(out / SEED_FINGERPRINT, seed_fingerprint(seed) + "\n")  # before any grade
             share = shard.share(out, entries) if shard else entries
-            records = _records(share, lesson, out, seed, jobs, lang, console, tally)
+            records = _records(share, lesson, out, seed, jobs, lang, console, tally, most_jobs)
         if shard:
             ordered = shard.save(out, lesson, seed, lang, entries, records, ignored, console)
         else:
@@ -160,7 +161,7 @@ def finish_class(out: Path, lesson: Lesson, entries: list[Entry], records: dict[
 
 
 def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: int, lang: str,
-             console: Console, tally: Tally) -> dict[str, dict]:
+             console: Console, tally: Tally, most_jobs: int | None = None) -> dict[str, dict]:
     """Every student's record, by folder: kept from the last run when none of its inputs changed and
     its outputs are there, else graded now (a progress bar on a terminal)."""
     version = lesson_version(lesson)
@@ -179,7 +180,7 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
             todo.append((entry, key))
     tally.todo = len(todo)
     if todo:
-        tally.workers = Workers(lesson, todo, out, seed, lang, jobs)  # before the bar's thread
+        tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs)  # before the bar's thread
         with _progress(console, lang, len(todo)) as (bar, task):
             for folder, record in tally.workers.graded():
                 records[folder] = record

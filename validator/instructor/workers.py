@@ -23,6 +23,7 @@ import pytest
 from validator.child import launching
 from validator.child.wire import printable
 from validator.files import ROOT, write_atomically
+from validator.grading import busy
 from validator.grading.report import failure_text, gradescope, load_failure, report_text
 from validator.grading.runner import open_submission, read_source
 from validator.instructor.gradebooks import student_outputs
@@ -41,14 +42,19 @@ class Workers:
     sandbox, which loads what the lesson's files import once for all. It holds at most AHEAD
     students: the one it grades and the next, whose child starts meanwhile. It saves each
     student's files as soon as they are graded; a worker that dies costs the student it was
-    grading a grader failure (graded again on the next run), no more."""
+    grading a grader failure (graded again on the next run), no more. While the machine's CPUs sit
+    idle (workers waiting on their students' processes: day11's rounds), it starts more, up to
+    `most`."""
 
     AHEAD = 2
+    LOOK_EVERY = 1.0  # seconds between looks at the CPUs, for another worker while they idle
+    IDLE_TO_GROW = 0.25  # the share of the CPUs' time idle since the last look that starts one more
     # The grader's own time a student may take (the mock reading their prompts, the checks): the
     # child's limits do not bound it. A worker past it is stopped, and the student timed out.
     SECONDS = float(os.environ.get("REACTLINGS_STUDENT_SECONDS") or 600)
 
-    def __init__(self, lesson: Lesson, todo: list[tuple[Entry, str]], out: Path, seed: int, lang: str, jobs: int):
+    def __init__(self, lesson: Lesson, todo: list[tuple[Entry, str]], out: Path, seed: int, lang: str, jobs: int,
+                 most: int | None = None):
         # fork where there is fork: a worker then starts with the grader imported already
         self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
         self.warm = forkserver.WarmSandbox(forkserver.imports_of(lesson.exercise, lesson.solution)) \
@@ -57,6 +63,7 @@ class Workers:
                          self.warm and self.warm.door)
         self.waiting, self.out, self.lang = list(reversed(todo)), out, lang
         self.workers = [self._start() for _ in range(max(1, min(jobs, len(todo))))]
+        self.most, self.idle_cpus, self.looked = max(jobs, most or jobs), busy.IdleCPUs(), time.monotonic()
 
     def _start(self) -> dict:
         pipe, theirs = self.context.Pipe()
@@ -82,7 +89,8 @@ class Workers:
         while busy := [w for w in self.workers if w["holds"]]:
             left = min(w["since"] for w in busy) + self.SECONDS - time.monotonic()
             ready = multiprocessing.connection.wait([w["pipe"] for w in busy] + [w["process"].sentinel for w in busy],
-                                                    timeout=max(0.0, left))
+                                                    timeout=max(0.0, min(left, self.LOOK_EVERY)))
+            self._grow()
             for worker in busy:
                 if worker["pipe"] in ready or worker["pipe"].poll():
                     try:
@@ -106,6 +114,14 @@ class Workers:
             worker["process"].join()
         if self.warm:
             self.warm.close()
+
+    def _grow(self) -> None:
+        """One more worker, if the CPUs were idle enough since the last look and students wait."""
+        if len(self.workers) >= self.most or not self.waiting or time.monotonic() < self.looked + self.LOOK_EVERY:
+            return
+        self.looked = time.monotonic()
+        if self.idle_cpus.share() > self.IDLE_TO_GROW:
+            self.workers.append(self._start())
 
     def stop(self) -> None:
         for worker in self.workers:  # all at once: one waited for would give the others time to see
