@@ -47,7 +47,7 @@ class Workers:
     `most`."""
 
     AHEAD = 2
-    LOOK_EVERY = 1.0  # seconds between looks at the CPUs, for another worker while they idle
+    LOOK_EVERY = 0.5  # seconds between looks at the CPUs, for another worker while they idle
     IDLE_TO_GROW = 0.25  # the share of the CPUs' time idle since the last look that starts one more
     # The grader's own time a student may take (the mock reading their prompts, the checks): the
     # child's limits do not bound it. A worker past it is stopped, and the student timed out.
