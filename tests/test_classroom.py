@@ -256,6 +256,31 @@ def test_workers_are_added_while_the_cpus_sit_idle_and_grade_the_same(tmp_path, 
         assert (one / name).read_bytes() == (grown / name).read_bytes(), name
 
 
+def test_on_a_terminal_every_worker_is_forked_from_a_run_of_one_thread(tmp_path, monkeypatch):
+    """The progress bar is drawn without a thread of its own: a fork of a process with other
+    threads may inherit a lock one of them held, and workers are forked throughout the run (one
+    added while the CPUs idle, one in place of a worker that died)."""
+    import threading
+
+    from rich.console import Console
+
+    from validator.grading import busy
+    from validator.instructor import classroom, workers
+    from validator.lessons import load_lesson
+    threads_at_fork = []
+    start = workers.Workers._start
+    monkeypatch.setattr(workers.Workers, "_start", lambda self: threads_at_fork.append(threading.active_count())
+                        or start(self))
+    monkeypatch.setattr(workers.Workers, "LOOK_EVERY", 0.0)
+    monkeypatch.setattr(busy.IdleCPUs, "share", lambda self: 1.0)
+    shown = io.StringIO()
+    terminal = Console(file=shown, force_terminal=True, width=100)
+    assert classroom.grade_class(load_lesson("day06"), _class_of(tmp_path / "subs", 4), tmp_path / "out", 0, 1, "en",
+                                 terminal, most_jobs=2) == 0
+    assert threads_at_fork == [1, 1]
+    assert "4/4" in shown.getvalue()
+
+
 def test_idle_cpus_are_a_share_of_the_time_between_two_looks():
     idle = __import__("validator.grading.busy", fromlist=["IdleCPUs"]).IdleCPUs()
     deadline = time.monotonic() + 0.05

@@ -108,3 +108,17 @@ def test_a_held_call_ends_only_once_the_answer_before_it_is_taken(monkeypatch):
     taken.set()
     slow.join(timeout=30)
     assert not slow.is_alive() and ended == ["FAST", "SLOW"] and held.peak == 2
+
+
+def test_a_process_is_idle_only_if_two_looks_find_it_at_rest_and_the_same(monkeypatch):
+    """One look reads the threads one after another: a thread seen blocked may run before the last
+    is read, and the thread it hands the GIL over to is then seen blocked too. A second look finds
+    the first thread's run time moved on."""
+    from validator.grading import busy
+    looks = iter([{(1, "1"): "500", (1, "2"): "700"}, {(1, "1"): "650", (1, "2"): "700"}])
+    monkeypatch.setattr(busy, "_at_rest", lambda pid: next(looks))
+    assert not busy.idle(1)  # thread 1 ran between the looks
+    looks = iter([{(1, "1"): "500"}, {(1, "1"): "500"}])
+    assert busy.idle(1)
+    looks = iter([None])
+    assert not busy.idle(1)  # a thread running or ready to run at the first look

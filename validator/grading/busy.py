@@ -28,7 +28,18 @@ def idle(pid: int) -> bool:
     """Whether the processes from `pid` down are all waiting: every thread blocked (on a socket, a
     lock, a timer), none running nor ready to run (R) nor in the kernel's uninterruptible wait (D).
     Code that still has work on its way shows a thread in R, however long a busy machine keeps it
-    waiting for a CPU. True where /proc can't be read: the caller's own time limit decides there."""
+    waiting for a CPU. True where /proc can't be read: the caller's own time limit decides there.
+
+    Two looks, each thread blocked at both and none run in between (its run time the same): one
+    look reads the threads one after another, and a thread seen blocked may run before the last is
+    read, while the one it hands over to (the GIL) is then seen blocked, waiting for it."""
+    first = _at_rest(pid)
+    return first is not None and first == _at_rest(pid)
+
+
+def _at_rest(pid: int) -> dict | None:
+    """Each blocked thread's run time so far, by (process, thread); None if one is not blocked."""
+    rest = {}
     for process in [pid, *_descendants(pid)]:
         try:
             tasks = os.listdir(f"/proc/{process}/task")
@@ -41,8 +52,13 @@ def idle(pid: int) -> bool:
             except (OSError, IndexError):
                 continue
             if state in ("R", "D"):
-                return False
-    return True
+                return None
+            try:
+                with open(f"/proc/{process}/task/{task}/schedstat", encoding="ascii") as counts:
+                    rest[process, task] = counts.read().split()[0]
+            except (OSError, IndexError):
+                rest[process, task] = None  # no run time to compare here: its state alone
+    return rest
 
 
 class Limit:

@@ -180,21 +180,26 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
             todo.append((entry, key))
     tally.todo = len(todo)
     if todo:
-        tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs)  # before the bar's thread
+        tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs)
         with _progress(console, lang, len(todo)) as (bar, task):
             for folder, record in tally.workers.graded():
                 records[folder] = record
                 tally.graded += 1
                 bar.advance(task)
+                bar.refresh()
     return records
 
 
 class _progress:
-    """A rich progress bar on a terminal; nothing when there is nothing to grade or no terminal."""
+    """A rich progress bar on a terminal; nothing when there is nothing to grade or no terminal.
+    Drawn as each student is graded, by no thread of its own: the run forks a worker whenever it
+    adds or replaces one, and a fork of a process with other threads may inherit a lock one of
+    them held (a worker that then hangs, its student timed out)."""
 
     def __init__(self, console: Console, lang: str, total: int):
         self.bar = Progress(TextColumn(say("class_grading", lang)), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=console, disable=not console.is_terminal or not total)
+                            TimeElapsedColumn(), console=console, auto_refresh=False,
+                            disable=not console.is_terminal or not total)
         self.total = total
 
     def __enter__(self):
