@@ -282,7 +282,8 @@ def test_on_a_terminal_every_worker_is_forked_from_a_run_of_one_thread(tmp_path,
 
 
 def test_idle_cpus_are_a_share_of_the_time_between_two_looks():
-    idle = __import__("validator.grading.busy", fromlist=["IdleCPUs"]).IdleCPUs()
+    from validator.grading.busy import IdleCPUs
+    idle = IdleCPUs()
     deadline = time.monotonic() + 0.05
     while time.monotonic() < deadline:  # some CPU time passes
         pass

@@ -54,8 +54,7 @@ def _at_rest(pid: int) -> dict | None:
             if state in ("R", "D"):
                 return None
             try:
-                with open(f"/proc/{process}/task/{task}/schedstat", encoding="ascii") as counts:
-                    rest[process, task] = counts.read().split()[0]
+                rest[process, task] = _read(f"/proc/{process}/task/{task}/schedstat").split()[0]
             except (OSError, IndexError):
                 rest[process, task] = None  # no run time to compare here: its state alone
     return rest

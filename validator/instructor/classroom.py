@@ -94,10 +94,10 @@ class Tally:
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
                 console: Console, reseed: bool = False, shard=None, most_jobs: int | None = None) -> int:
     """Grade every submission into the gradebooks in `out`, `jobs` at once (up to `most_jobs` while
-    the CPUs sit idle). 130 when stopped by Ctrl-C, at any
-    moment: what was graded is saved, and the same command grades the rest. An `out` graded with
-    another seed is refused unless `reseed`. A `shard` (shards.Shard) grades only its share of the
-    class into `out`, and saves what `merge` needs instead of the gradebooks."""
+    the CPUs sit idle). 130 when stopped by Ctrl-C, at any moment: what was graded is saved, and
+    the same command grades the rest. An `out` graded with another seed is refused unless
+    `reseed`. A `shard` (shards.Shard) grades only its share of the class into `out`, and saves
+    what `merge` needs instead of the gradebooks."""
     started = time.monotonic()
     check_folders(submissions, out)
     check_seed(out, seed, reseed, lang)

@@ -86,12 +86,12 @@ class Workers:
 
     def graded(self):
         """Each student's folder and record, as soon as it is saved."""
-        while busy := [w for w in self.workers if w["holds"]]:
-            left = min(w["since"] for w in busy) + self.SECONDS - time.monotonic()
-            ready = multiprocessing.connection.wait([w["pipe"] for w in busy] + [w["process"].sentinel for w in busy],
+        while holding := [w for w in self.workers if w["holds"]]:
+            left = min(w["since"] for w in holding) + self.SECONDS - time.monotonic()
+            ready = multiprocessing.connection.wait([w["pipe"] for w in holding] + [w["process"].sentinel for w in holding],
                                                     timeout=max(0.0, min(left, self.LOOK_EVERY)))
             self._grow()
-            for worker in busy:
+            for worker in holding:
                 if worker["pipe"] in ready or worker["pipe"].poll():
                     try:
                         folder, record = worker["pipe"].recv()
