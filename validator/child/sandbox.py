@@ -258,11 +258,7 @@ class Child(HangWatch):
     def forwarding_client(self, *args, asynchronous: bool = False, **kwargs):
         """An openai client whose every request is answered by the grader (the mock model, or the
         real endpoint in --live mode): the learner's code is what it would be for a provider."""
-        import openai
-
-        kind = openai.AsyncOpenAI if asynchronous else openai.OpenAI
-        return kind(api_key="graded-by-reactlings", base_url="http://grader.invalid/v1", max_retries=0,
-                    http_client=self.forwarding_http(asynchronous))
+        return openai_client_over(self.forwarding_http(asynchronous), asynchronous)
 
     def forwarding_http(self, asynchronous: bool = False):
         """An httpx client whose every request the grader answers: with a status, a JSON body and
@@ -358,6 +354,18 @@ class Child(HangWatch):
         self.loop = asyncio.get_running_loop()
         return await coroutine
 
+GRADER_URL = "http://grader.invalid/v1"  # never reached: the http client hands every request to the grader
+
+
+def openai_client_over(http_client, asynchronous: bool = False):
+    """The openai client a learner's file is given, its requests made through `http_client`: the
+    grader's (Child.forwarding_http), or a warm sandbox's canned one (serve_forks)."""
+    import openai
+
+    kind = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+    return kind(api_key="graded-by-reactlings", base_url=GRADER_URL, max_retries=0, http_client=http_client)
+
+
 class LessonTypeMissing(Exception):
     """The checks build a class (Tool, AgentStep, …) that the learner's file does not define."""
 
@@ -371,7 +379,7 @@ def install_mock_stubs(child):
     package.reply = lambda lesson, payload: child.model_call(payload)
     http = types.ModuleType("mock_llm.http")
     http.openai_client = child.forwarding_client
-    http.MOCK_BASE_URL = "http://grader.invalid/v1"
+    http.MOCK_BASE_URL = GRADER_URL
     package.http = http
     sys.modules.update({"mock_llm": package, "mock_llm.http": http})
 

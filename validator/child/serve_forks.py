@@ -91,10 +91,8 @@ def _first_request():
     chat resources and builds the models it sends and parses (~30 ms). Done once in the server,
     every fork starts past it. Its data is canned: no student's is ever in this process."""
     import httpx2
-    import openai
     transport = httpx2.MockTransport(lambda request: httpx2.Response(200, json=CANNED_REPLY))
-    client = openai.OpenAI(api_key="warm", base_url="http://grader.invalid/v1", max_retries=0,
-                           http_client=httpx2.Client(transport=transport))
+    client = sandbox.openai_client_over(httpx2.Client(transport=transport))  # as a learner's file gets it
     turn = CANNED_REPLY["choices"][0]["message"]
     reply = client.chat.completions.create(
         model="warm", temperature=0, max_tokens=1,
