@@ -116,9 +116,34 @@ def test_a_process_is_idle_only_if_two_looks_find_it_at_rest_and_the_same(monkey
     the first thread's run time moved on."""
     from validator.grading import busy
     looks = iter([{(1, "1"): "500", (1, "2"): "700"}, {(1, "1"): "650", (1, "2"): "700"}])
-    monkeypatch.setattr(busy, "_at_rest", lambda pid: next(looks))
+    monkeypatch.setattr(busy, "_descendants", lambda pid: [])
+    monkeypatch.setattr(busy, "_at_rest", lambda processes: next(looks))
     assert not busy.idle(1)  # thread 1 ran between the looks
     looks = iter([{(1, "1"): "500"}, {(1, "1"): "500"}])
     assert busy.idle(1)
     looks = iter([None])
     assert not busy.idle(1)  # a thread running or ready to run at the first look
+
+
+def test_a_look_at_a_process_reads_its_threads_and_children(tmp_path):
+    """busy reads /proc by os.read: a real process, its threads blocked, is idle; one spinning is
+    not; and a /proc file is read whole however long (the loop past one read)."""
+    import subprocess
+    import sys
+    from validator.grading import busy
+    waiting = subprocess.Popen([sys.executable, "-c", "import threading, sys\nevent = threading.Event()\n"
+                                "[threading.Thread(target=event.wait, daemon=True).start() for _ in range(4)]\n"
+                                "print(flush=True)\nsys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    spinning = subprocess.Popen([sys.executable, "-c", "print(flush=True)\nwhile True: pass"], stdout=subprocess.PIPE)
+    try:
+        waiting.stdout.readline()
+        spinning.stdout.readline()
+        assert any(busy.idle(waiting.pid) for _ in range(200))  # settles once its start-up is over
+        assert not any(busy.idle(spinning.pid) for _ in range(20))
+    finally:
+        for process in (waiting, spinning):
+            process.kill()
+            process.wait()
+    long = tmp_path / "long"
+    long.write_text("7" * 200_000, encoding="ascii")
+    assert busy._read(str(long)) == "7" * 200_000

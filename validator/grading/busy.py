@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import time
 
+READ_SIZE = 1 << 16  # bytes read at once from /proc: the files looked at here are far smaller
+
 
 def waited(pid: int) -> float:
     """Seconds that the processes from `pid` down waited for a CPU, the most of any one's main
@@ -17,8 +19,7 @@ def waited(pid: int) -> float:
     most = 0
     for process in [pid, *_descendants(pid)]:
         try:
-            with open(f"/proc/{process}/schedstat", encoding="ascii") as counts:
-                most = max(most, int(counts.read().split()[1]))
+            most = max(most, int(_read(f"/proc/{process}/schedstat").split()[1]))
         except (OSError, ValueError, IndexError):
             continue
     return most / 1e9
@@ -32,23 +33,24 @@ def idle(pid: int) -> bool:
 
     Two looks, each thread blocked at both and none run in between (its run time the same): one
     look reads the threads one after another, and a thread seen blocked may run before the last is
-    read, while the one it hands over to (the GIL) is then seen blocked, waiting for it."""
-    first = _at_rest(pid)
-    return first is not None and first == _at_rest(pid)
+    read, while the one it hands over to (the GIL) is then seen blocked, waiting for it. Both look
+    at the same processes: a process started in between was started by a thread that ran."""
+    processes = [pid, *_descendants(pid)]
+    first = _at_rest(processes)
+    return first is not None and first == _at_rest(processes)
 
 
-def _at_rest(pid: int) -> dict | None:
+def _at_rest(processes: list[int]) -> dict | None:
     """Each blocked thread's run time so far, by (process, thread); None if one is not blocked."""
     rest = {}
-    for process in [pid, *_descendants(pid)]:
+    for process in processes:
         try:
             tasks = os.listdir(f"/proc/{process}/task")
         except OSError:
             continue
         for task in tasks:
             try:
-                with open(f"/proc/{process}/task/{task}/stat", encoding="ascii", errors="replace") as stat:
-                    state = stat.read().rsplit(")", 1)[1].split()[0]
+                state = _read(f"/proc/{process}/task/{task}/stat").rsplit(")", 1)[1].split()[0]
             except (OSError, IndexError):
                 continue
             if state in ("R", "D"):
@@ -122,8 +124,16 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="ascii") as file:
-        return file.read()
+    """A file of /proc, whole. By os.read: a look at a child reads dozens, and open()'s buffered
+    text layers cost several times the read itself."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        chunks = [os.read(descriptor, READ_SIZE)]
+        while len(chunks[-1]) == READ_SIZE:  # short of it is the end, in /proc: no read more to say so
+            chunks.append(os.read(descriptor, READ_SIZE))
+        return b"".join(chunks).decode("ascii", "replace")  # a thread's name may be anything
+    finally:
+        os.close(descriptor)
 
 
 def _descendants_by_parent(pid: int) -> list[int]:
