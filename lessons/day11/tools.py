@@ -86,13 +86,15 @@ class Round:
     """The `size` calls a check expects the learner's code to make at once, held at a barrier.
 
     Nothing is answered until all of them have arrived, or no new call has come for the grace
-    period and the learner's process is idle (`idle`: every thread of it blocked). Code that runs the
-    calls side by side sends them all while the first is held, so the barrier opens when the last
-    arrives, on a fast machine or a busy one: until then a thread of it is running or ready to run,
-    however long the machine makes it wait for a CPU. Code that waits for each result sends the
-    second call only once the first is answered: its process sits idle while the first waits out
-    the grace period alone, and the round is settled as it was, its later calls answered at once.
-    The grace period grows with the gaps between the calls that did come.
+    period and none is on its way (`_all_in`: every thread of the learner's process blocked, every
+    call it made read by the grader and held here). Code that runs the calls side by side sends
+    them all while the first is held, so the barrier opens when the last arrives, on a fast
+    machine or a busy one: until then a thread of it is running or ready to run, or a call it sent
+    waits for the grader to read it, however long the machine makes either wait for a CPU. Code
+    that waits for each result sends the second call only once the first is answered: its process
+    sits idle while the first waits out the grace period alone, and the round is settled as it
+    was, its later calls answered at once. The grace period grows with the gaps between the calls
+    that did come.
 
     The held calls end one by one in the order of their waits, each once the answer before it has
     been sent and taken (the learner's process idle again), so the results reach the learner's code
@@ -129,7 +131,7 @@ class Round:
             while self.together is None and len(self.held) < self.size:
                 left = self.last + self.grace - time.monotonic()
                 if left <= 0:
-                    if self.idle() or time.monotonic() > self.last + LONGEST:
+                    if self._all_in() or time.monotonic() > self.last + LONGEST:
                         break
                     left = LOOK_AGAIN  # a thread of it is still running, or ready to: a call may be on its way
                 self.lock.wait(left)
@@ -145,6 +147,11 @@ class Round:
         with self.lock:
             self.ended += 1
             self.lock.notify_all()
+
+    def _all_in(self) -> bool:
+        """No call on its way: the learner's process waits, every call it made received (`idle`),
+        and each one received is here (a call read by the grader may wait for a thread to run it)."""
+        return self.idle() and self.unanswered() <= len(self.held)
 
     def _wait_until_taken(self, still_held: int) -> None:
         """Until the answers of the calls that ended before mine are sent (no call unanswered but

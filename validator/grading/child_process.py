@@ -6,6 +6,7 @@ the calls and their answers.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -58,6 +59,8 @@ class ChildProcess:
     loading: busy.Limit | None = None  # the load's time limit, from when the child was told to load
     reader: LineReader = field(default_factory=LineReader, repr=False)
     pending: list = field(default_factory=list, repr=False)  # messages read but not handled yet
+    taken_tool_call: bool = False  # a tool call is out of the socket, not yet started (see all_received)
+    taking: threading.Lock = field(default_factory=threading.Lock, repr=False)  # held while a message leaves the socket
     forkserver: object = None  # a forkserver.ForkServer: children start warm (class grading)
     jailed: bool = False  # the running child is jailed (jail.stop ends it)
     readable: list = field(default_factory=list)  # the lesson's files it may read (data it loads)
@@ -127,6 +130,7 @@ class ChildProcess:
 
     def _connected(self, sock: socket.socket) -> None:
         self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(), [], False, False
+        self.taken_tool_call = False
         # Tool calls run here, in the grader, side by side (as the learner's threads or tasks make
         # them), on threads of this child's own: what it leaves queued ends with it (see close).
         self.tool_runners, self.tools_waiting = None, set()
@@ -157,27 +161,48 @@ class ChildProcess:
                 return message
 
     def _receive(self, deadline) -> dict | Outcome:
+        """The child's next message. A tool call it sent is always where `all_received` looks: in the
+        socket, in `pending`, taken (until the next message is asked for), or started."""
+        self.taken_tool_call = False
         while not self.pending:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return Outcome(problem=Problem.HANG)
             self.sock.settimeout(remaining)
             try:
-                chunk = self.sock.recv(1 << 20)
+                self.sock.recv(1, socket.MSG_PEEK)  # wait for it, left in the socket
+                with self.taking:
+                    chunk = self.sock.recv(1 << 20)
+                    messages = self.reader.feed(chunk)
+                    if all(isinstance(m, dict) for m in messages):
+                        self.pending.extend(messages)
             except socket.timeout:
                 return Outcome(problem=Problem.HANG)
             except OSError:
                 chunk = b""
-            if not chunk:
-                return Outcome(problem=Problem.DIED, detail=self._exit_status())
-            try:
-                messages = self.reader.feed(chunk)
             except ValueError as error:
                 return Outcome(problem=Problem.PROTOCOL, detail=str(error) or "unreadable message")
+            if not chunk:
+                return Outcome(problem=Problem.DIED, detail=self._exit_status())
             if not all(isinstance(m, dict) for m in messages):
                 return Outcome(problem=Problem.PROTOCOL, detail="unreadable message")
-            self.pending.extend(messages)
-        return printable(self.pending.pop(0))
+        with self.taking:
+            message = self.pending.pop(0)
+            self.taken_tool_call = message.get("op") == "tool"
+        return printable(message)
+
+    def all_received(self) -> bool:
+        """Whether every tool call the child has sent so far has started (and counts in `unanswered`
+        until its answer is sent): none in the socket, none read and waiting, none just taken."""
+        sock = self.sock
+        if sock is None:
+            return True
+        with self.taking:
+            try:
+                unread = select.select([sock], [], [], 0)[0]
+            except (OSError, ValueError):  # closed meanwhile: the child is gone
+                return True
+            return not (self.taken_tool_call or self.pending or unread)
 
     def _exit_status(self) -> str:
         try:
@@ -206,9 +231,11 @@ class ChildProcess:
         return len(self.tools_waiting)
 
     def idle(self) -> bool:
-        """Whether the learner's code now waits, each thread of its process blocked (busy.idle)."""
+        """Whether the learner's code now waits, each thread of its process blocked (busy.idle), with
+        every call it made received: one the grader has yet to read is no less made (a busy
+        machine may keep the grader from reading for a while)."""
         process = self.process
-        return process is None or busy.idle(process.pid)
+        return (process is None or busy.idle(process.pid)) and self.all_received()
 
     def close(self):
         """Kill the child and everything it started (jailed: its whole pid namespace), and end
