@@ -13,14 +13,16 @@ def pane(session: str) -> str:
                           text=True).stdout
 
 
-def wait_for(session: str, text: str, seconds: float = 20) -> str:
+def wait_for(session: str, *texts: str, seconds: float = 20) -> str:
+    """The screen once every one of `texts` is on it: a screen is drawn a piece at a time, and a
+    busy machine may show the first piece long before the last."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         shown = pane(session)
-        if text in shown:
+        if all(text in shown for text in texts):
             return shown
         time.sleep(0.1)
-    raise AssertionError(f"{text!r} never appeared; the screen:\n{pane(session)}")
+    raise AssertionError(f"{texts!r} never all appeared; the screen:\n{pane(session)}")
 
 
 @contextlib.contextmanager

@@ -62,11 +62,11 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, command):
         if command == "mock server":
             wait_for(session, "mock LLM for day07")
         elif command == "watch, waiting":
-            wait_for(session, "score: 0/", 60)
+            wait_for(session, "score: 0/", seconds=60)
         else:
             children = wait_until_graded(copy)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
-        screen = wait_for(session, "EXIT-STATUS", 30)
+        screen = wait_for(session, "EXIT-STATUS", seconds=30)
         assert all(processes.gone(pid) for pid in children), "the child that ran the file outlived the command"
     assert "EXIT-STATUS 130" in screen, screen
     assert "Traceback" not in screen and "could not run" not in screen, screen

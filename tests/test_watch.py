@@ -54,13 +54,11 @@ def test_in_a_pipe_each_save_gives_one_line_and_a_pass_moves_on(tmp_path):
 def test_in_a_terminal_h_shows_hints_and_q_quits(tmp_path):
     command = f"cd {ROOT} && {sys.executable} validate.py watch day06; echo WATCH-ENDED; sleep 30"
     with tmux(command, environment(tmp_path), "reactlings-watch") as session:
-        screen = wait_for(session, "score: 0/")
-        assert "TODO 1.2" in screen and "not implemented yet" in screen and "h: a hint" in screen
+        wait_for(session, "score: 0/", "TODO 1.2", "not implemented yet", "h: a hint")
         subprocess.run(["tmux", "send-keys", "-t", session, "h"], check=True)
         wait_for(session, "• The model only knows the tools")
         (tmp_path / "day06.py").write_text(TEMPLATE.read_text(encoding="utf-8").replace(TODO, DONE),
                                            encoding="utf-8")
-        screen = wait_for(session, "score: 2/")
-        assert "TODO 1.3" in screen
+        wait_for(session, "score: 2/", "TODO 1.3")
         subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
         wait_for(session, "WATCH-ENDED")

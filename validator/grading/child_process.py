@@ -39,6 +39,16 @@ BACKSTOP = 12
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
 
 
+def _readable(sock: socket.socket) -> bool:
+    """Whether data waits in the socket, now. By poll where there is poll: select takes no
+    descriptor numbered past 1023."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([sock], [], [], 0)[0])
+
+
 def _limit_child():
     jail.limit_process(MEMORY_LIMIT)  # unjailed children only: a jailed one sets its own
 
@@ -199,7 +209,7 @@ class ChildProcess:
             return True
         with self.taking:
             try:
-                unread = select.select([sock], [], [], 0)[0]
+                unread = _readable(sock)
             except (OSError, ValueError):  # closed meanwhile: the child is gone
                 return True
             return not (self.taken_tool_call or self.pending or unread)
