@@ -129,7 +129,7 @@ def _read(path: str) -> str:
     descriptor = os.open(path, os.O_RDONLY)
     try:
         chunks = [os.read(descriptor, READ_SIZE)]
-        while len(chunks[-1]) == READ_SIZE:  # short of it is the end, in /proc: no read more to say so
+        while len(chunks[-1]) == READ_SIZE:  # in /proc a short read is the end: no read more to find it
             chunks.append(os.read(descriptor, READ_SIZE))
         return b"".join(chunks).decode("ascii", "replace")  # a thread's name may be anything
     finally:
