@@ -1130,3 +1130,22 @@ def test_openai_types_in_the_child_are_what_an_eager_import_gives(load):
         "from": "ChatCompletion", "attribute": "ChatCompletion", "package": True,
         "submodule": "openai.types.shared_params", "star": True}
     assert call(submission, "in_threads", 8).value == ["Assistant"] * 8
+
+
+def test_a_message_that_is_no_object_is_a_protocol_error_and_is_not_kept():
+    """The child's messages are JSON objects, one a line: a line of anything else ends the call as a
+    protocol error, and nothing of that chunk is left to be taken as the next message."""
+    import socket
+
+    from validator.outcomes import Problem
+    ours, theirs = socket.socketpair()
+    child = child_process.ChildProcess(Path("day06.py"))
+    child._connected(ours)
+    try:
+        theirs.sendall(b'{"op": "tool", "id": 1}\n[1, 2]\n')
+        outcome = child._receive(time.monotonic() + 30)
+        assert outcome.problem is Problem.PROTOCOL and outcome.detail == "unreadable message"
+        assert child.pending == [] and child.all_received()
+    finally:
+        ours.close()
+        theirs.close()

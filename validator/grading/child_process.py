@@ -184,8 +184,9 @@ class ChildProcess:
                 with self.taking:
                     chunk = self.sock.recv(1 << 20)
                     messages = self.reader.feed(chunk)
-                    if all(isinstance(m, dict) for m in messages):
-                        self.pending.extend(messages)
+                    if not all(isinstance(m, dict) for m in messages):
+                        raise ValueError("unreadable message")
+                    self.pending.extend(messages)
             except socket.timeout:
                 return Outcome(problem=Problem.HANG)
             except OSError:
@@ -194,8 +195,6 @@ class ChildProcess:
                 return Outcome(problem=Problem.PROTOCOL, detail=str(error) or "unreadable message")
             if not chunk:
                 return Outcome(problem=Problem.DIED, detail=self._exit_status())
-            if not all(isinstance(m, dict) for m in messages):
-                return Outcome(problem=Problem.PROTOCOL, detail="unreadable message")
         with self.taking:
             message = self.pending.pop(0)
             self.taken_tool_call = message.get("op") == "tool"
