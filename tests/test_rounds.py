@@ -1,7 +1,11 @@
 """day11's rounds of tool calls (lessons/day11/tools.py): a barrier tells calls made side by side
 from calls made one after another by how many were held together, never by a clock."""
+import os
 import select
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 from processes import Lines
@@ -71,7 +75,6 @@ def test_a_process_that_never_idles_settles_the_round_at_the_longest_wait(monkey
 def test_a_sleeping_process_is_idle_and_a_spinning_one_is_not():
     import subprocess
     import sys
-    import time
 
     from validator.grading import busy
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
@@ -118,11 +121,11 @@ def test_a_process_is_idle_only_if_two_looks_find_it_at_rest_and_the_same(monkey
     is read, and the thread it hands the GIL over to is then seen blocked too. A second look finds
     the first thread's run time moved on."""
     from validator.grading import busy
-    looks = iter([{(1, "1"): "500", (1, "2"): "700"}, {(1, "1"): "650", (1, "2"): "700"}])
-    monkeypatch.setattr(busy, "_descendants", lambda pid: [])
-    monkeypatch.setattr(busy, "_at_rest", lambda processes: next(looks))
+    looks = iter([{"/proc/1/task/1": "500", "/proc/1/task/2": "700"}, {"/proc/1/task/1": "650", "/proc/1/task/2": "700"}])
+    monkeypatch.setattr(busy, "_descendants", lambda pid, read: [])
+    monkeypatch.setattr(busy, "_at_rest", lambda threads, read: next(looks))
     assert not busy.idle(1)  # thread 1 ran between the looks
-    looks = iter([{(1, "1"): "500"}, {(1, "1"): "500"}])
+    looks = iter([{"/proc/1/task/1": "500"}, {"/proc/1/task/1": "500"}])
     assert busy.idle(1)
     looks = iter([None])
     assert not busy.idle(1)  # a thread running or ready to run at the first look
@@ -135,6 +138,51 @@ def test_a_file_of_proc_is_read_whole_however_long(tmp_path):
     long = tmp_path / "long"
     long.write_text("7" * 200_000, encoding="ascii")
     assert busy._read(str(long)) == "7" * 200_000
+    files = busy.OpenFiles()
+    assert files.read(str(long)) == "7" * 200_000 == files.read(str(long))  # read again from its start
+    files.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="Linux's /proc")
+def test_a_childs_proc_files_are_kept_open_between_looks_and_closed_with_their_threads():
+    """busy.OpenFiles: a look reads each thread's files again from their start, so it sees them as
+    they are now; a look that finds the child idle closes the files of threads that ended; close()
+    closes the rest."""
+    from validator.grading import busy
+    code = ("import sys, threading\n"
+            "go, end = threading.Event(), threading.Event()\n"
+            "workers = [threading.Thread(target=end.wait) for _ in range(4)]\n"
+            "[w.start() for w in workers]\n"
+            "print('started', flush=True)\n"
+            "sys.stdin.readline(); end.set(); [w.join() for w in workers]\n"
+            "print('ended', flush=True)\n"
+            "sys.stdin.readline()\n"
+            "while True: pass\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    files = busy.OpenFiles()
+    try:
+        assert child.stdout.readline() == "started\n"
+        deadline = time.monotonic() + 30
+        while not busy.idle(child.pid, files) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        kept = dict(files.open)
+        assert len(kept) >= 2 * 5  # the stat and schedstat of the main thread and the four workers
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.stdout.readline() == "ended\n"
+        while not busy.idle(child.pid, files) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert busy.idle(child.pid, files)
+        assert set(files.open) < set(kept)  # the workers' files are closed; the main thread's kept
+        assert all(files.open[path] == kept[path] for path in files.open)  # and read again, not reopened
+        child.stdin.write("\n")
+        child.stdin.flush()  # now it spins: a file kept open shows it running
+        assert not any(busy.idle(child.pid, files) for _ in range(20))
+    finally:
+        child.kill()
+        child.wait()
+        files.close()
+    assert files.open == {}
 
 
 def test_a_call_read_by_the_grader_but_not_yet_held_is_waited_for():
@@ -159,7 +207,6 @@ def test_a_tool_call_the_grader_has_not_started_is_on_its_way():
     the socket, read but waiting, or taken by the grader until its next message is asked for (by
     then the call has started, and counts as unanswered)."""
     import socket
-    import time
     from pathlib import Path
 
     from validator.child.wire import dump
@@ -192,7 +239,6 @@ def test_a_grader_slow_to_read_the_calls_still_holds_side_by_side_calls_together
     period, every third one after a tool call (as a loaded machine may): the learner's process is
     idle, its ten calls sent, but the grader has read only some. A file that makes its calls side by
     side keeps full marks; one that makes them one after another still loses the same checks."""
-    import time
     from pathlib import Path
 
     from validator.grading import child_process

@@ -8,6 +8,7 @@ takes 2 s of it under any load, and one that sleeps or spins forever still reach
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 READ_SIZE = 1 << 16  # bytes read at once from /proc: the files looked at here are far smaller
@@ -25,7 +26,7 @@ def waited(pid: int) -> float:
     return most / 1e9
 
 
-def idle(pid: int) -> bool:
+def idle(pid: int, files: OpenFiles | None = None) -> bool:
     """Whether the processes from `pid` down are all waiting: every thread blocked (on a socket, a
     lock, a timer), none running nor ready to run (R) nor in the kernel's uninterruptible wait (D).
     Code that still has work on its way shows a thread in R, however long a busy machine keeps it
@@ -34,32 +35,79 @@ def idle(pid: int) -> bool:
     Two looks, each thread blocked at both and none run in between (its run time the same): one
     look reads the threads one after another, and a thread seen blocked may run before the last is
     read, while the one it hands over to (the GIL) is then seen blocked, waiting for it. Both look
-    at the same processes: a process started in between was started by a thread that ran."""
-    processes = [pid, *_descendants(pid)]
-    first = _at_rest(processes)
-    return first is not None and first == _at_rest(processes)
+    at the same threads: a thread or process started in between was started by a thread that ran.
+    `files`: those of this child, kept open from one call to the next (a caller that looks often)."""
+    if files is None:
+        return _idle(pid, _read)
+    with files.lock:
+        files.looked.clear()
+        at_rest = _idle(pid, files.read)
+        if at_rest:  # both looks read every thread's files: those not read are of threads that ended
+            files.close_unlooked()
+        return at_rest
 
 
-def _at_rest(processes: list[int]) -> dict | None:
-    """Each blocked thread's run time so far, by (process, thread); None if one is not blocked."""
-    rest = {}
-    for process in processes:
+def _idle(pid: int, read) -> bool:
+    threads = []
+    for process in [pid, *_descendants(pid, read)]:
         try:
-            tasks = os.listdir(f"/proc/{process}/task")
+            threads += [f"/proc/{process}/task/{task}" for task in os.listdir(f"/proc/{process}/task")]
         except OSError:
             continue
-        for task in tasks:
-            try:
-                state = _read(f"/proc/{process}/task/{task}/stat").rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state in ("R", "D"):
-                return None
-            try:
-                rest[process, task] = _read(f"/proc/{process}/task/{task}/schedstat").split()[0]
-            except (OSError, IndexError):
-                rest[process, task] = None  # no run time to compare here: its state alone
+    first = _at_rest(threads, read)
+    return first is not None and first == _at_rest(threads, read)
+
+
+def _at_rest(threads: list[str], read) -> dict | None:
+    """Each blocked thread's run time so far, by its folder in /proc; None if one is not blocked."""
+    rest = {}
+    for thread in threads:
+        try:
+            state = read(f"{thread}/stat").rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state in ("R", "D"):
+            return None
+        try:
+            rest[thread] = read(f"{thread}/schedstat").split()[0]
+        except (OSError, IndexError):
+            rest[thread] = None  # no run time to compare here: its state alone
     return rest
+
+
+class OpenFiles:
+    """The /proc files of one child, kept open between looks at it: read again from the start
+    (pread), a file costs a third of opening, reading and closing it, and day11's rounds look at a
+    child of a dozen threads between every two calls. A look that finds the child idle closes the
+    files it did not read (of threads that ended); MOST at most are kept open, others read as usual."""
+    MOST = 256
+
+    def __init__(self):
+        self.lock = threading.Lock()  # one look at a time: a file is never closed while another reads it
+        self.open: dict[str, int] = {}
+        self.looked: set[str] = set()  # the files read since the look began
+
+    def read(self, path: str) -> str:
+        descriptor = self.open.get(path)
+        if descriptor is None:
+            if len(self.open) >= self.MOST:
+                return _read(path)
+            descriptor = self.open[path] = os.open(path, os.O_RDONLY)
+        self.looked.add(path)
+        try:
+            return _read_whole(descriptor, os.pread)
+        except OSError:  # its thread or process ended: the next look opens whatever has its name now
+            os.close(self.open.pop(path))
+            raise
+
+    def close_unlooked(self) -> None:
+        for path in set(self.open) - self.looked:
+            os.close(self.open.pop(path))
+
+    def close(self) -> None:
+        with self.lock:
+            self.looked.clear()
+            self.close_unlooked()
 
 
 class Limit:
@@ -109,14 +157,15 @@ def _cpu_times() -> tuple[int, int] | None:
     return sum(ticks) - idle, idle
 
 
-def _descendants(pid: int) -> list[int]:
+def _descendants(pid: int, read=None) -> list[int]:
     """The processes below `pid`: from each thread's list of its children where Linux keeps one (a
     few small reads), else from every process's parent (a read of all of /proc)."""
+    read = read or _read
     found, level = [], [pid]
     try:
         while level:
             level = [int(child) for process in level for task in os.listdir(f"/proc/{process}/task")
-                     for child in _read(f"/proc/{process}/task/{task}/children").split()]
+                     for child in read(f"/proc/{process}/task/{task}/children").split()]
             found += level
         return found
     except (OSError, ValueError):  # no such lists here, or a process that just ended
@@ -128,12 +177,18 @@ def _read(path: str) -> str:
     text layers cost several times the read itself."""
     descriptor = os.open(path, os.O_RDONLY)
     try:
-        chunks = [os.read(descriptor, READ_SIZE)]
-        while len(chunks[-1]) == READ_SIZE:  # in /proc a short read is the end: no read more to find it
-            chunks.append(os.read(descriptor, READ_SIZE))
-        return b"".join(chunks).decode("ascii", "replace")  # a thread's name may be anything
+        return _read_whole(descriptor, lambda fd, size, _: os.read(fd, size))
     finally:
         os.close(descriptor)
+
+
+def _read_whole(descriptor: int, read) -> str:
+    """All of an open /proc file, by `read(descriptor, size, offset)`: os.read, or os.pread to read
+    a file kept open from its start again."""
+    chunks = [read(descriptor, READ_SIZE, 0)]
+    while len(chunks[-1]) == READ_SIZE:  # in /proc a short read is the end: no read more to find it
+        chunks.append(read(descriptor, READ_SIZE, READ_SIZE * len(chunks)))
+    return b"".join(chunks).decode("ascii", "replace")  # a thread's name may be anything
 
 
 def _descendants_by_parent(pid: int) -> list[int]:

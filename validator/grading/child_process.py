@@ -77,6 +77,7 @@ class ChildProcess:
     jail_spec: dict | None = None  # the running child's jail (jail.spec)
     tool_runners: ThreadPoolExecutor | None = field(default=None, repr=False)  # the child's own, from its first tool call
     tools_waiting: set = field(default_factory=set, repr=False)  # its tool calls not finished yet
+    proc_files: busy.OpenFiles = field(default_factory=busy.OpenFiles, repr=False)  # what idle() reads of it
 
     def spawn(self, load: bool = True) -> None:
         """Start the child now, so it loads the file while the grader gets ready (pytest's startup).
@@ -244,7 +245,7 @@ class ChildProcess:
         every call it made received: one the grader has yet to read is no less made (a busy
         machine may keep the grader from reading for a while)."""
         process = self.process
-        return (process is None or busy.idle(process.pid)) and self.all_received()
+        return (process is None or busy.idle(process.pid, self.proc_files)) and self.all_received()
 
     def close(self):
         """Kill the child and everything it started (jailed: its whole pid namespace), and end
@@ -264,6 +265,7 @@ class ChildProcess:
                     pass
             self.process.wait()
             self.process = None
+        self.proc_files.close()
         jail.remove_copies(self.jail_spec)
         self.jail_spec = None
         if self.sock is not None:
