@@ -13,5 +13,10 @@ if sys.version_info < (3, 10):
 if __name__ == "__main__":
     from validator.needs import kit_packages  # a missing package: one line that says what to run
     with kit_packages():
+        import os
+        from validator.isolation import jail
+        if len(sys.argv) > 1 and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                             "lessons", sys.argv[1], "lesson.yaml")):
+            jail.probe_early()  # grading a lesson: the jail's probe runs while the rest of the kit is imported
         from validator.cli import main
         sys.exit(main())

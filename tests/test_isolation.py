@@ -406,6 +406,22 @@ def test_isolation_off_is_said_and_required_is_an_error(tmp_path):
     assert unjailed.returncode == 0, unjailed.stdout + unjailed.stderr
 
 
+def test_the_probe_started_early_answers_as_one_run_when_asked(tmp_path):
+    """validate.py starts the jail's probe before it imports the rest of the kit (jail.probe_early):
+    what the grader learns from it is what a probe run when first asked finds; a command that ends
+    before it asks (a file that isn't there) still ends at once, saying why."""
+    script = ("import sys\nfrom validator.isolation import jail\n"
+              "if sys.argv[1] == 'early':\n    jail.probe_early()\n    assert jail._early is not None\n"
+              "print(jail.unavailable_reason(), jail.level(), jail.level_note(), jail._probe()[1])\n")
+    answers = [subprocess.run([sys.executable, "-c", script, when], cwd=ROOT, capture_output=True, text=True,
+                              timeout=60) for when in ("early", "asked")]
+    assert answers[0].returncode == answers[1].returncode == 0, answers[0].stderr + answers[1].stderr
+    assert answers[0].stdout == answers[1].stdout and answers[0].stdout.startswith("None namespaces ")
+    missing = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(tmp_path / "absent.py")],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "absent.py" in missing.stdout + missing.stderr
+
+
 # ---------------------------------------------------------------- nothing carries to the next student
 
 def class_outputs(folder: Path, lesson: str, students: dict[str, str]) -> dict[str, bytes]:

@@ -24,6 +24,7 @@ line; with `required` set (--require-isolation), spawning a child is then an err
 """
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -246,7 +247,24 @@ def limit_process(memory: int) -> None:
 
 
 _probed: tuple[str | None, tuple[str, ...], str | None] | None = None
+_early: tuple[dict, int, int] | None = None  # the probe probe_early started: its spec, pid, report's pipe
 _folders: dict | None = None
+
+
+def probe_early() -> None:
+    """Start the jail's probe now, in a fork of this process, and go on: a command that grades
+    calls this before it imports the rest of the kit, which then hides the probe's ~20 ms (the
+    first unavailable_reason() takes its answer). Only where _run_probe would fork the same probe:
+    the jail wanted, on Linux, this process with one thread."""
+    global _early
+    if _probed is None and _early is None and _not_tried() is None and threading.active_count() == 1:
+        spec = _spec(["-"], [str(SANDBOX)], [], 1 << 30, "namespaces")
+        try:
+            _early = (spec, *_start_fork_probe(command(spec)[1]))
+        except OSError:  # no fork now: the probe runs when it is asked for, as before
+            remove_copies(spec)
+            return
+        atexit.register(_end_early_probe)  # a command that never asks still waits for it, and cleans up
 
 
 def _probe() -> tuple[str | None, tuple[str, ...], str | None]:
@@ -257,22 +275,31 @@ def _probe() -> tuple[str | None, tuple[str, ...], str | None]:
     return _probed
 
 
-def _run_probe() -> tuple[str | None, tuple[str, ...], str | None]:
-    """(None, or why children can't be isolated; the cgroup controllers joined; the level)."""
+def _not_tried() -> str | None:
+    """Why the jail is not even tried here, or None."""
     if sys.platform != "linux":
-        return f"isolation unavailable (not Linux): {NOT_ENFORCED}", (), None
+        return f"isolation unavailable (not Linux): {NOT_ENFORCED}"
     wanted = os.environ.get(OFF_VARIABLE, "").lower()
     if wanted in ("off", "0", "no"):
-        return f"isolation turned off ({OFF_VARIABLE}=off): {NOT_ENFORCED}", (), None
+        return f"isolation turned off ({OFF_VARIABLE}=off): {NOT_ENFORCED}"
     if os.environ.get("REACTLINGS_TRANSPORT") == "tcp":  # the child calls back by TCP: no jail then
-        return f"isolation off (REACTLINGS_TRANSPORT=tcp): {NOT_ENFORCED}", (), None
-    why = f"{OFF_VARIABLE}=user"
-    if wanted != "user":
+        return f"isolation off (REACTLINGS_TRANSPORT=tcp): {NOT_ENFORCED}"
+    if wanted == "user":
+        return f"{OFF_VARIABLE}=user"
+    return None
+
+
+def _run_probe() -> tuple[str | None, tuple[str, ...], str | None]:
+    """(None, or why children can't be isolated; the cgroup controllers joined; the level)."""
+    why = _not_tried()
+    if why is None:
         why, joined = _try_level("namespaces")
         if why is None:
             return None, joined, "namespaces"
         if os.geteuid() != 0:  # no user of its own to give each child
             return f"isolation unavailable ({why}): {NOT_ENFORCED}", (), None
+    elif why != f"{OFF_VARIABLE}=user":
+        return why, (), None
     refused = _refuse_user_level()
     failed, joined = (refused, ()) if refused else _try_level("user")
     if failed:
@@ -301,26 +328,41 @@ def _refuse_user_level() -> str | None:
 def _try_level(isolation: str) -> tuple[str | None, tuple[str, ...]]:
     """Isolate a child once at this level, as for a submission, and run nothing: (None, or why it
     failed; the cgroup controllers it joined)."""
+    global _early
+    if isolation == "namespaces" and _early is not None:
+        probe_spec, pid, report = _early
+        _early = None
+        try:
+            status, text = _end_fork_probe(pid, report)
+        except OSError as error:
+            return str(error), ()
+        finally:
+            remove_copies(probe_spec)
+        return _probe_result(status, text)
     probe_spec = _spec(["-"], [str(SANDBOX)], [], 1 << 30, isolation)
     argv, env = command(probe_spec)
     try:
         if threading.active_count() == 1:  # no other thread can hold a lock: forking is safe, and
-            status, report = _fork_probe(env)  # saves starting an interpreter
+            status, text = _end_fork_probe(*_start_fork_probe(env))  # saves starting an interpreter
         else:
             done = subprocess.run(argv[:-1] + ["probe"], capture_output=True, text=True, timeout=20, env=env)
-            status, report = done.returncode, done.stdout + done.stderr
+            status, text = done.returncode, done.stdout + done.stderr
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error), ()
     finally:
         remove_copies(probe_spec)
+    return _probe_result(status, text)
+
+
+def _probe_result(status: int, report: str) -> tuple[str | None, tuple[str, ...]]:
     lines = report.splitlines()
     if status != 0 or "jailed" not in lines:
         return ([line for line in lines if line.startswith("jail: ")] or [f"exit status {status}"])[-1].removeprefix("jail: "), ()
     return None, tuple(next((line.split()[1:] for line in lines if line.startswith("cgroups")), []))
 
 
-def _fork_probe(env: dict) -> tuple[int, str]:
-    """The probe in a fork of this process: (its exit status, what it wrote)."""
+def _start_fork_probe(env: dict) -> tuple[int, int]:
+    """The probe in a fork of this process: (its pid, the pipe it writes its report to)."""
     spec = enter_jail.decode(env[enter_jail.SPEC_VARIABLE])
     read, write = os.pipe()
     pid = os.fork()
@@ -331,10 +373,27 @@ def _fork_probe(env: dict) -> tuple[int, str]:
         finally:
             enter_jail.start(spec, probe=True)
     os.close(write)
+    return pid, read
+
+
+def _end_fork_probe(pid: int, read: int) -> tuple[int, str]:
+    """(The forked probe's exit status, what it wrote), once it has ended."""
     with os.fdopen(read, "rb") as report:
         text = report.read().decode(errors="replace")
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), text
+
+
+def _end_early_probe() -> None:
+    global _early
+    if _early is not None:
+        probe_spec, pid, report = _early
+        _early = None
+        try:
+            _end_fork_probe(pid, report)
+        except OSError:
+            pass
+        remove_copies(probe_spec)
 
 
 def _cgroup_folders() -> dict:
