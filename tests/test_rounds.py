@@ -49,6 +49,22 @@ def test_a_pool_of_two_is_held_two_at_a_time():
 
 
 
+def test_a_pool_wide_enough_settles_the_round_without_the_grace_period(monkeypatch):
+    """asyncio.to_thread's default pool: six threads for ten calls. Once `enough` calls are held
+    and none is on its way (every thread of the pool waits here), the round settles then, not
+    after the grace period (made a minute here: a round that waited for it would fail the join);
+    a pool narrower than `enough` still waits it out."""
+    module = load_world("day11").module
+    monkeypatch.setattr(module, "GRACE", 60.0)
+    held = Round(10, idle=lambda: len(held.held) >= 6, enough=5)  # idle: all six threads hold a call
+    run_in_threads(held, workers=6, calls=10)
+    assert held.peak == 6 and len(held.calls) == 10
+    monkeypatch.setattr(module, "GRACE", 0.05)
+    narrow = Round(10, idle=lambda: True, enough=5)
+    run_in_threads(narrow, workers=2, calls=10)
+    assert narrow.peak == 2
+
+
 def test_a_call_still_on_its_way_is_waited_for_while_the_learners_process_is_busy():
     """A thread that has not made its call yet, on a machine too busy to run it soon: the process is
     not idle (that thread is running or ready to run), so the round waits for it, past the grace."""

@@ -94,14 +94,17 @@ class Round:
     that waits for each result sends the second call only once the first is answered: its process
     sits idle while the first waits out the grace period alone, and the round is settled as it
     was, its later calls answered at once. The grace period grows with the gaps between the calls
-    that did come.
+    that did come. Once `enough` calls are held (what the check asks of the round), it settles as
+    soon as none is on its way: a pool narrower than the round but wide enough (asyncio.to_thread's
+    default, a handful of threads) waits no grace period for calls that can't come before an answer.
 
     The held calls end one by one in the order of their waits, each once the answer before it has
     been sent and taken (the learner's process idle again), so the results reach the learner's code
     in an order of their own, the same on every run, and no sooner than its code can take them."""
 
-    def __init__(self, size: int, idle=lambda: True, unanswered=lambda: 0):
+    def __init__(self, size: int, idle=lambda: True, unanswered=lambda: 0, enough: int | None = None):
         self.size, self.idle, self.unanswered = size, idle, unanswered
+        self.enough = size if enough is None else min(enough, size)
         self.lock = threading.Condition()
         self.calls: list[tuple[str, str, float]] = []  # (tool, ticker, its wait), in the order they came
         self.held: list[tuple[float, int]] = []  # (wait, arrival) of the calls at the barrier
@@ -130,10 +133,11 @@ class Round:
             self.lock.notify_all()  # the others' grace period starts again
             while self.together is None and len(self.held) < self.size:
                 left = self.last + self.grace - time.monotonic()
-                if left <= 0:
-                    if self._all_in() or time.monotonic() > self.last + LONGEST:
+                if left <= 0 or (len(self.held) >= self.enough and self.held[-1] == me):  # enough: the latest looks
+                    if self._all_in() or (left <= 0 and time.monotonic() > self.last + LONGEST):
                         break
-                    left = LOOK_AGAIN  # a thread of it is still running, or ready to: a call may be on its way
+                    # a thread of it is still running, or ready to: a call may be on its way
+                    left = LOOK_AGAIN if left <= 0 else min(left, LOOK_AGAIN)
                 self.lock.wait(left)
             if self.together is None:
                 self.together = len(self.held)
@@ -174,8 +178,8 @@ class Rounds:
         self.world = world  # its learner_idle: set by the grader for the learner's run in progress
         self.current: Round | None = None
 
-    def open(self, size: int) -> Round:
-        self.current = Round(size, lambda: self.world.learner_idle(), lambda: self.world.learner_unanswered())
+    def open(self, size: int, enough: int | None = None) -> Round:
+        self.current = Round(size, lambda: self.world.learner_idle(), lambda: self.world.learner_unanswered(), enough)
         return self.current
 
     def call(self, tool: str, ticker: str, wait: float) -> None:
