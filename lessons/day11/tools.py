@@ -132,12 +132,14 @@ class Round:
             self.held.append(me)
             self.lock.notify_all()  # the others' grace period starts again
             while self.together is None and len(self.held) < self.size:
-                left = self.last + self.grace - time.monotonic()
-                if left <= 0 or (len(self.held) >= self.enough and self.held[-1] == me):  # enough: the latest looks
-                    if self._all_in() or (left <= 0 and time.monotonic() > self.last + LONGEST):
+                now = time.monotonic()
+                grace_left = left = self.last + self.grace - now
+                if len(self.held) >= self.enough and self.held[-1] == me:  # enough held: the latest call
+                    left = min(left, self.last + LOOK_AGAIN - now)  # looks once no other came for a moment
+                if left <= 0:
+                    if self._all_in() or (grace_left <= 0 and now > self.last + LONGEST):
                         break
-                    # a thread of it is still running, or ready to: a call may be on its way
-                    left = LOOK_AGAIN if left <= 0 else min(left, LOOK_AGAIN)
+                    left = LOOK_AGAIN  # a thread of it is still running, or ready to: a call may be on its way
                 self.lock.wait(left)
             if self.together is None:
                 self.together = len(self.held)
