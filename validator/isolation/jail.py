@@ -25,6 +25,7 @@ line; with `required` set (--require-isolation), spawning a child is then an err
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import signal
@@ -258,13 +259,13 @@ def probe_early() -> None:
     the jail wanted, on Linux, this process with one thread."""
     global _early
     if _probed is None and _early is None and _not_tried() is None and threading.active_count() == 1:
-        spec = _spec(["-"], [str(SANDBOX)], [], 1 << 30, "namespaces")
+        spec = _probe_spec("namespaces")
         try:
             _early = (spec, *_start_fork_probe(command(spec)[1]))
         except OSError:  # no fork now: the probe runs when it is asked for, as before
             remove_copies(spec)
             return
-        atexit.register(_end_early_probe)  # a command that never asks still waits for it, and cleans up
+        atexit.register(_end_unasked_probe)  # a command that never asks still waits for it, and cleans up
 
 
 def _probe() -> tuple[str | None, tuple[str, ...], str | None]:
@@ -328,23 +329,14 @@ def _refuse_user_level() -> str | None:
 def _try_level(isolation: str) -> tuple[str | None, tuple[str, ...]]:
     """Isolate a child once at this level, as for a submission, and run nothing: (None, or why it
     failed; the cgroup controllers it joined)."""
-    global _early
-    if isolation == "namespaces" and _early is not None:
-        probe_spec, pid, report = _early
-        _early = None
-        try:
-            status, text = _end_fork_probe(pid, report)
-        except OSError as error:
-            return str(error), ()
-        finally:
-            remove_copies(probe_spec)
-        return _probe_result(status, text)
-    probe_spec = _spec(["-"], [str(SANDBOX)], [], 1 << 30, isolation)
-    argv, env = command(probe_spec)
+    probe_spec = None if isolation == "namespaces" and _early else _probe_spec(isolation)
     try:
-        if threading.active_count() == 1:  # no other thread can hold a lock: forking is safe, and
-            status, text = _end_fork_probe(*_start_fork_probe(env))  # saves starting an interpreter
+        if probe_spec is None:  # started by probe_early
+            status, text = _end_early_probe()
+        elif threading.active_count() == 1:  # no other thread can hold a lock: forking is safe, and
+            status, text = _end_fork_probe(*_start_fork_probe(command(probe_spec)[1]))  # saves starting an interpreter
         else:
+            argv, env = command(probe_spec)
             done = subprocess.run(argv[:-1] + ["probe"], capture_output=True, text=True, timeout=20, env=env)
             status, text = done.returncode, done.stdout + done.stderr
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -352,6 +344,11 @@ def _try_level(isolation: str) -> tuple[str | None, tuple[str, ...]]:
     finally:
         remove_copies(probe_spec)
     return _probe_result(status, text)
+
+
+def _probe_spec(isolation: str) -> dict:
+    """A jail at this level for the probe: the sandbox's files, nothing run."""
+    return _spec(["-"], [str(SANDBOX)], [], 1 << 30, isolation)
 
 
 def _probe_result(status: int, report: str) -> tuple[str | None, tuple[str, ...]]:
@@ -384,16 +381,22 @@ def _end_fork_probe(pid: int, read: int) -> tuple[int, str]:
     return os.waitstatus_to_exitcode(status), text
 
 
-def _end_early_probe() -> None:
+def _end_early_probe() -> tuple[int, str]:
+    """The probe probe_early started: (its exit status, what it wrote), once it has ended; its
+    copies removed."""
     global _early
-    if _early is not None:
-        probe_spec, pid, report = _early
-        _early = None
-        try:
-            _end_fork_probe(pid, report)
-        except OSError:
-            pass
+    probe_spec, pid, report = _early
+    _early = None
+    try:
+        return _end_fork_probe(pid, report)
+    finally:
         remove_copies(probe_spec)
+
+
+def _end_unasked_probe() -> None:
+    if _early is not None:
+        with contextlib.suppress(OSError):
+            _end_early_probe()
 
 
 def _cgroup_folders() -> dict:
