@@ -346,15 +346,26 @@ def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -
     return exercise_file(target, lesson, lang)
 
 
+# A string literal (its prefix, its quotes, what it holds) or a comment: what splits the code up.
+_LITERAL_OR_COMMENT = re.compile(r"""([rRbBuUfF]{0,2}(?:'{3}(?:\\.|[^\\])*?'{3}|"{3}(?:\\.|[^\\])*?"{3}"""
+                                 r"""|'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*")|#[^\n]*)""", re.S)
+_BETWEEN_WORDS = re.compile(r"(?<=\w)(?:\s|\\\n)+(?=\w)")  # the space that keeps `return x` from `returnx`
+_SPACE = re.compile(r"(?:\s|\\\n)+")
+
+
 def normalised(source: str) -> str:
-    """The code without comments, docstrings' layout or blank lines: to spot copies."""
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
-                  if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                                    tokenize.DEDENT, tokenize.ENCODING)]
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return re.sub(r"\s+", "", re.sub(r"#.*", "", source))
-    return " ".join(t.string for t in tokens)
+    """The code without comments and without spaces, blank lines or indents but one space between
+    two words; its strings as written: to spot copies. Regular expressions do it in C (a file in
+    0.6 ms, tokenize's Python takes 2.6), and code that does not parse has a shape too."""
+    pieces, literals = [""], []  # the code between two literals; the literals
+    for index, part in enumerate(_LITERAL_OR_COMMENT.split(source)):
+        if index % 2 == 0:
+            pieces[-1] += part
+        elif not part.startswith("#"):  # a comment is left out, the code on each side joined
+            literals.append(part)
+            pieces.append("")
+    code = _SPACE.sub("", _BETWEEN_WORDS.sub("\0", "\1".join(pieces))).replace("\0", " ").split("\1")
+    return "".join(piece + literal for piece, literal in zip(code, literals + [""]))
 
 
 def code_shape(source: str) -> str:
