@@ -1122,14 +1122,33 @@ def in_threads(count):
 '''
 
 
+EAGER_NAMES = {"from": "ChatCompletion", "attribute": "ChatCompletion", "package": True,
+               "submodule": "openai.types.shared_params", "star": True}
+
+
 def test_openai_types_in_the_child_are_what_an_eager_import_gives(load):
     """The child runs openai.types' package bodies on first use (lazy_packages.LazyBodyFinder): every way
     of reaching their names still reaches them, from one thread or several at once."""
     submission = load(OPENAI_TYPES)
-    assert call(submission, "from_everywhere").value == {
-        "from": "ChatCompletion", "attribute": "ChatCompletion", "package": True,
-        "submodule": "openai.types.shared_params", "star": True}
+    assert call(submission, "from_everywhere").value == EAGER_NAMES
     assert call(submission, "in_threads", 8).value == ["Assistant"] * 8
+
+
+def test_openai_types_in_a_warm_child_are_what_an_eager_import_gives(load):
+    """A warm sandbox imports openai as a cold child does, the package bodies left to first use
+    (it is ready sooner: a class run's first students wait less), and its forks reach every name."""
+    if not forkserver.available():
+        pytest.skip("no fork server on this system: children start cold")
+    warm = forkserver.WarmSandbox(["mock_llm.http"])
+    server = forkserver.ForkServer(door=warm.door)
+    submission = load(OPENAI_TYPES + "\nimport sys\n\ndef finders():\n"
+                      "    return [type(f).__name__ for f in sys.meta_path].count('LazyBodyFinder')\n", forkserver=server)
+    assert call(submission, "finders").value == 1  # the server's, not a second one
+    assert call(submission, "from_everywhere").value == EAGER_NAMES
+    assert call(submission, "in_threads", 8).value == ["Assistant"] * 8
+    submission.close()
+    server.close()
+    warm.close()
 
 
 def test_a_message_that_is_no_object_is_a_protocol_error_and_is_not_kept():

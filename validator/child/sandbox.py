@@ -393,6 +393,13 @@ def only_open(keep):
     os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
 
 
+def lazy_bodies():
+    """Packages' bodies run on first use from now on (lazy_packages.py); once per process: a fork
+    server's children are forks of one that did it already."""
+    if not any(isinstance(finder, LazyBodyFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, LazyBodyFinder())
+
+
 def main(where, path):
     if not where.startswith("tcp:"):
         only_open(int(where))
@@ -402,7 +409,7 @@ def main(where, path):
     sys.path[0:1] = []
     sys.path.append(os.path.dirname(path))
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
-    sys.meta_path.insert(0, LazyBodyFinder())
+    lazy_bodies()
     child = None
     channel = Channel(where, on_stop=lambda: child.stop())
 

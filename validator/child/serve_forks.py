@@ -67,6 +67,7 @@ def _import(preload):
     import enter_jail  # noqa: F401 -- and, through it, what each launcher runs: imported once here
     import linux
     linux.libc()  # ctypes, loaded once too: 2 ms of each launcher's CPU
+    sandbox.lazy_bodies()  # as in a child started cold, and the server is ready sooner
     for name in preload:
         for module in STUBS_USE.get(name, (name,)):
             try:
