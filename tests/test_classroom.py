@@ -114,6 +114,43 @@ def test_flags_copies_and_the_reference_solution(classroom):
     assert table["erin"]["flags"] == ""
 
 
+ORIGINAL = '''def react(question, llm_call, max_steps=5):
+    """Think, act, observe."""
+    history = [question]
+    for step in range(max_steps):
+        reply = llm_call("\\n".join(history))
+        if reply.startswith("Final Answer:"):
+            return reply[len("Final Answer:"):].strip()
+        history.append(reply)
+    return None
+'''
+DISGUISED = '''# my own work
+def react(question,llm_call,max_steps=5):
+  """Think, act, observe."""
+  history=[question]   # the prompt so far
+
+  for step in range( max_steps ):
+    reply=llm_call("\\n".join(history))
+    if reply.startswith("Final Answer:"):
+        return reply[len("Final Answer:"):].strip()
+    history.append(reply)
+  return None  # \\
+'''
+
+
+def test_a_copy_has_the_shape_of_its_original_and_a_change_of_code_does_not():
+    """The copy fingerprint ignores what a copier changes to hide a copy (comments, blank lines,
+    spaces, indents) and keeps every change of code: a name, a string, the space between words."""
+    from validator.instructor.submissions import code_shape
+    shape = code_shape(ORIGINAL)
+    assert code_shape(DISGUISED) == shape
+    assert code_shape(ORIGINAL.replace("history", "past")) != shape
+    assert code_shape(ORIGINAL.replace("Think, act", "Think,  act")) != shape  # inside a string
+    assert code_shape("return x\n") != code_shape("returnx\n")
+    # code that does not parse has a shape all the same
+    assert code_shape("def f(:\n  '''unended\n") == code_shape("def f(:  # broken\n\t'''unended\n")
+
+
 @pytest.mark.slow
 def test_each_student_gets_gradescope_results_and_feedback(classroom):
     _, out, _ = classroom
