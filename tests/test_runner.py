@@ -1005,6 +1005,8 @@ def test_a_fork_server_starts_cold_when_the_warm_sandbox_is_gone(load):
     warm.close()
 
 
+# Python 3.12 warns of any fork of a process with threads: forking one that ran tools is the point
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_a_fork_of_the_grader_runs_tool_calls_on_threads_of_its_own(load):
     """A class-grading worker is a fork of a grader that may have run tools already."""
     submission = load(CONCURRENT)
