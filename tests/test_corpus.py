@@ -204,3 +204,25 @@ def test_an_objects_address_in_a_message_does_not_change_the_report():
     first, second = run_validator(path, seed=0), run_validator(path, seed=0)
     assert b"object at 0x\\u2026>" in first.stdout or "object at 0x…>".encode() in first.stdout
     assert first.stdout == second.stdout
+
+
+@pytest.mark.parametrize("error", [
+    "unknown tool 'calculator'", "Error: there is no 'calculator' tool. Pick add or multiply instead.",
+    "Error: I don't have a tool called 'calculator'.", "no such tool: calculator; use one of add, multiply",
+    "calculator is not one of the tools", "Can't find a tool named calculator", "calculator isn't registered",
+    "Tool calculator not found. Available tools: add, multiply", "没有 calculator 这个工具", "找不到工具 calculator"])
+def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
+    """Correct code words its error for a missing tool as its author likes: each of these says so."""
+    from validator.checking import UNKNOWN_TOOL
+    assert UNKNOWN_TOOL.search(error)
+
+
+@pytest.mark.parametrize("error", [
+    "Error: calculator failed: 'NoneType' object is not callable", "Error: calculator failed: 'calculator'",
+    "KeyError: 'calculator'", "calculator() got an unexpected keyword argument 'a'",
+    "name 'calculator' is not defined"])
+def test_the_error_of_a_missing_tool_called_anyway_is_not_taken_for_one(error):
+    """What a lookup that never checked gives (None called, a KeyError's message): a failure of a
+    tool that ran, as far as the model can tell."""
+    from validator.checking import UNKNOWN_TOOL
+    assert not UNKNOWN_TOOL.search(error)

@@ -122,10 +122,11 @@ def expect(condition, key: str, **params):
 
 
 def shown(value) -> str:
-    """A value from the learner's process as the learner would write it in Python: a str as is,
-    a dataclass as ToolResult(success=True, …), anything else by its repr()."""
+    """A value from the learner's process as the learner would write it in Python: a str as is
+    (but a blank one in quotes, so that it shows), a dataclass as ToolResult(success=True, …),
+    anything else by its repr()."""
     if isinstance(value, str):
-        return value
+        return value if value.strip() else repr(value)
     return _python(value)
 
 
@@ -341,12 +342,14 @@ class Learner:
 
 
 # What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
-# "no such tool", "not found", "does not exist", "not one of the tools", "available tools: …",
-# 未知工具 …); "calculator failed: 'NoneType' object is not callable" (the lookup's None called)
-# says none of them.
-UNKNOWN_TOOL = re.compile(r"unknown|unrecogni[sz]ed|not found|no such|no tool|not (?:a|an)(?: valid| known)? tool|"
-                          r"one of the|do(?:es)? ?n[o']?t exist|not exist|available|not registered|invalid tool|"
-                          r"tools(?: are)?\s*:|choose from|未知|不存在|没有", re.IGNORECASE)
+# "no such tool", "there is no 'x' tool", "I don't have a tool called x", "not found", "does not
+# exist", "use one of …", "available tools: …", 未知工具 …); "calculator failed: 'NoneType' object
+# is not callable" (the lookup's None called) or "failed: 'calculator'" (a KeyError's) says none.
+UNKNOWN_TOOL = re.compile(
+    r"unknown|unrecogni[sz]ed|not found|no such|\bno\s+(?:[\w'\"“”‘’`-]+\s+)?tool|there(?: is|'s) no|"
+    r"not (?:a|an)(?: valid| known)? tool|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
+    r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid tool|"
+    r"tools(?: are)?\s*:|choose from|未知|不存在|没有|找不到|无此|不支持", re.IGNORECASE)
 
 
 def expect_unknown_tool_said(error, name: str, got) -> None:
