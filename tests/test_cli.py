@@ -474,6 +474,19 @@ def test_a_trace_is_shown_once():
     assert again and len(re.findall(r"^\s*round 1 ·", out, re.M)) == runs - again
 
 
+def test_a_crash_inside_another_todos_function_is_said_once_where_it_is():
+    """The loop crashes inside execute_tool (TODO 1.2's) at the very line TODO 1.2's own check
+    showed: the loop's check says "same cause", and Gradescope's, which shows each alone, points
+    at execute_tool, not at a call the loop already makes."""
+    path = str(ROOT / "tests/submissions/day01/bad_unknown_tool_keyerror.py")
+    out = validate("day01", "--file", path).stdout
+    loop = out[out.index("TODO 1.3"):]
+    assert "same cause as above (an unknown tool gives an error text" in loop and "react_agent raised" not in loop
+    tests = json.loads(validate("day01", "--file", path, "--format", "gradescope").stdout)["tests"]
+    recovers = next(t for t in tests if t["name"].startswith("TODO 1.3 · an unknown tool"))
+    assert "from inside your execute_tool. Fix execute_tool first (TODO 1.2)" in recovers["output"]
+
+
 def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     planted = ROOT / "lessons" / "day06" / "conftest.py"
     assert not planted.exists()

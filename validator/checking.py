@@ -116,6 +116,17 @@ class Fail(Exception):
         return self.key in ("crashed", "stop_iteration")
 
 
+# A frame of a traceback as the learner reads it: `  File "day01.py", line 51, in execute_tool`.
+_FRAME = re.compile(r'^  File "[^\n]*", line \d+, in [^\n]*$', re.MULTILINE)
+
+
+def raised_in(failure: Fail) -> str | None:
+    """The frame of the learner's code that raised the exception `failure` reports (its
+    traceback's last), or None when it reports none."""
+    frames = _FRAME.findall(failure.detail or "")
+    return frames[-1].strip() if frames and failure.params.get("type") else None
+
+
 def expect(condition, key: str, **params):
     if not condition:
         raise Fail(key, **params)

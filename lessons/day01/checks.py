@@ -8,7 +8,7 @@ import re
 
 from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
                                 expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted,
-                                registry_arg, shown, tool_arg, tool_call_text)
+                                raised_in, registry_arg, shown, tool_arg, tool_call_text)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -151,7 +151,9 @@ def run_agent(learner, world, scenario, *max_steps):
         if decision.get("type") not in ("tool", "final"):
             raise Fail("unknown_type_crashed", detail=failure.detail, kind=decision.get("type"), **params) from None
         if decision.get("type") == "tool" and decision.get("name") not in LOOP_TOOLS:
-            raise Fail("loop_crashed_on_tool", detail=failure.detail, **params) from None
+            inside = (raised_in(failure) or "").endswith(" in execute_tool")  # the loop does call it
+            raise Fail("loop_crashed_in_execute_tool" if inside else "loop_crashed_on_tool", detail=failure.detail,
+                       **params) from None
         raise
 
 

@@ -11,6 +11,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from validator.checking import raised_in
 from validator.child.wire import printable
 from validator.console import shown_path
 from validator.grading.grade import CheckResult, Grade
@@ -69,12 +70,23 @@ def first_failures(grade: Grade) -> dict[str, CheckResult]:
     for check in grade.checks:
         if check.passed or check.failure is None:
             continue
-        cause = check.failure.cause or f"{check.failure.key}:{sorted(check.failure.params.items())!r}:{check.failure.detail}"
+        cause = _cause(check.failure)
         if cause in seen:
             same[check.name] = seen[cause]
         else:
             seen[cause] = check
     return same
+
+
+def _cause(failure) -> str:
+    """What two failures must share to be one: the cause a check gave; or the same exception raised
+    at the same line of the learner's code, whichever function of theirs a check called (a loop
+    that crashes inside another TODO's helper fails as that helper's own check did); else all
+    that is said."""
+    where = raised_in(failure)
+    if failure.cause is None and where:
+        return f"raised at {where}: {failure.params['type']}: {failure.params.get('message')}"
+    return failure.cause or f"{failure.key}:{sorted(failure.params.items())!r}:{failure.detail}"
 
 
 def display_path(path: Path) -> str:
