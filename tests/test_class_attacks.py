@@ -236,6 +236,90 @@ def test_names_cannot_reorder_or_redraw_the_instructors_terminal(control, tmp_pa
     assert "\u202e" not in everything
 
 
+def test_a_line_break_in_a_name_cannot_draw_a_flag_against_a_classmate(control, tmp_path):
+    """A name that holds line breaks printed lines of its own: "⚑ amy: same as the reference
+    solution" under the run's flags, and a row over three lines in grades.csv. Old: printed raw."""
+    name = "mal: untouched template\n⚑ amy: same as the reference solution\n⚑ zed.py"
+
+    def attack(subs: Path) -> None:
+        shutil.copy(TEMPLATE, subs / name)
+    graded, done = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    flags = [line for line in done.stdout.splitlines() if line.startswith("⚑")]
+    assert flags == ["⚑ mal: untouched template\\n⚑ amy: same as the reference solution\\n⚑ zed: untouched template"]
+    lines = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert len(lines) == 1 + len(graded)  # a heading, then one line a student
+
+
+def test_words_a_learners_code_raises_are_never_markup_on_the_terminal(control, tmp_path):
+    """The summary's table quotes the commonest failures, which quote what the learner's code
+    raised: "[/bold]" in it ended the run with rich's MarkupError. Old: a traceback, exit 1."""
+    source = TEMPLATE.read_text(encoding="utf-8").replace(
+        'raise NotImplementedError("TODO 1.2', 'raise RuntimeError("[/bold] [red]oops")\n    raise NotImplementedError("TODO 1.2', 1)
+    assert "[/bold]" in source
+
+    def attack(subs: Path) -> None:
+        (subs / "mal.py").write_text(source, encoding="utf-8")
+    graded, done = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    assert "[/bold] [red]oops" in done.stdout
+
+
+def test_a_tree_deeper_than_pythons_recursion_limit_stops_nothing(control, tmp_path):
+    """os.walk (until 3.12) and shutil.rmtree recurse a level a folder: a repository 1,200 folders
+    deep, or a zip whose file lies that deep, ended the run with RecursionError before any
+    gradebook, and left the staging folder behind. Now what lies deeper than 20 folders is not
+    looked at: the attacker's deep file is not found, their shallow one is graded."""
+    def attack(subs: Path) -> None:
+        os.mkdir(subs / "mal")
+        fd = os.open(subs / "mal", os.O_RDONLY)
+        try:
+            for _ in range(1200):  # a level at a time from a descriptor: the path itself grows past PATH_MAX
+                os.mkdir("z", dir_fd=fd)
+                inner = os.open("z", os.O_RDONLY, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+            with open(os.open("day06.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as file:
+                file.write(TEMPLATE.read_text(encoding="utf-8"))
+        finally:
+            os.close(fd)
+        with zipfile.ZipFile(subs / "max.zip", "w") as bundle:
+            bundle.writestr("z/" * 1200 + "day06.py", TEMPLATE.read_text(encoding="utf-8"))
+            bundle.write(TEMPLATE, "day06.py")
+    try:
+        graded, done = attacked(tmp_path, attack)
+    finally:
+        take_apart(tmp_path / "subs" / "mal")  # pytest's clean-up of old temporary folders would recurse too
+    innocents_untouched(control, graded)
+    refused(graded, "mal", "no day06.py")
+    assert graded["max.zip:day06.py"]["score"] == 0 and graded["max.zip:day06.py"]["status"] == "graded"
+
+
+def take_apart(top: Path) -> None:
+    """Remove a chain of folders too deep for shutil.rmtree, a level at a time."""
+    while (top / "z").is_dir():
+        (top / "z").rename(top.with_name("peeled"))
+        shutil.rmtree(top)
+        top.with_name("peeled").rename(top)
+    shutil.rmtree(top)
+
+
+def test_a_zip_of_countless_files_is_refused_before_any_is_unpacked(control, tmp_path):
+    """200,000 empty .py files in a 21 MB zip took 21 s of every run (each unpacked, then read to
+    see whether it was the template); no limit held it. Now more candidates than a hundred refuse
+    the zip at once, and so does a zip larger than 32 MB."""
+    def attack(subs: Path) -> None:
+        with zipfile.ZipFile(subs / "mal.zip", "w") as bundle:
+            for number in range(150):
+                bundle.writestr(f"x{number}.py", "")
+        with open(subs / "max.zip", "wb") as big:
+            big.truncate(33 * 2 ** 20)  # not read at all: its size refuses it
+    graded, done = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    refused(graded, "mal.zip", "150 files that could be the exercise, more than 100")
+    refused(graded, "max.zip", "larger than 32 MB")
+
+
 def test_a_folder_name_in_a_handed_in_repository_cannot_draw_a_fake_pass(tmp_path):
     """validate.py --submission (Gradescope's autograder) says which file it grades, by its path
     in the repository. Old: printed raw, so a folder named with escape sequences drew its own line."""

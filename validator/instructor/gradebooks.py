@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from validator.files import write_atomically
 from validator.grading.report import clean
@@ -155,7 +156,7 @@ def print_summary(console: Console, lesson: Lesson, summary: dict, records: list
     for todo in summary["todos"]:
         common = "\n".join(f"{n}× {clean(m, 90)}" for m, n in todo["common"])
         table.add_row(f"{todo['id']} {todo['title'][lang]}", str(todo["points"]),
-                      f"{todo['passed']}/{summary['scored']}", common)
+                      f"{todo['passed']}/{summary['scored']}", Text(common))  # a learner's words: no markup
     console.print(table)
     unscored = [r for r in records if not Status(r["status"]).scored]
     if unscored:

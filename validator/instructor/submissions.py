@@ -31,6 +31,10 @@ FILE_LIMIT = 1024 * 1024  # bytes of a file to grade: an exercise is far smaller
 
 
 ZIP_LIMIT = 5 * 1024 * 1024  # bytes the candidate files of a student's zip may unpack to
+ZIP_FILE_LIMIT = 32 * 1024 * 1024  # bytes of a zip: reading its list of files costs per file, on every run
+DEPTH_LIMIT = 20  # folders deep a handed-in file may lie; deeper ones are not looked at, as Python's
+# own walk of a tree and removal of one recurse a level a folder (a tree 1,000 deep stopped a run)
+CANDIDATE_LIMIT = 100  # files that may be the exercise: more means no one of them is (and each costs)
 
 
 SKIPPED = ("__MACOSX", "__pycache__")  # folders that hold no one's work, as hidden ones (.git, .venv)
@@ -127,9 +131,10 @@ def student_name(item: Path) -> str | None:
 
 
 def printable_name(name: str) -> str:
-    """A file name as text any output can hold: undecodable bytes as \\xff, control characters
-    (bidi ones too) escaped."""
-    return clean(os.fsencode(name).decode("utf-8", "backslashreplace"), None)
+    """A file name as text any output can hold, on one line: undecodable bytes as \\xff, control
+    characters (bidi ones, tabs and line breaks too) escaped."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace").replace("\t", "\\t").replace("\n", "\\n")
+    return clean(text, None)
 
 
 def distinct_name(name: str) -> str:
@@ -218,6 +223,8 @@ def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
     cloned course) and untouched templates (a backup beside the real file) give way to any other;
     then the shallowest path wins."""
     candidates = _candidates(_files(folder), lesson)
+    if len(candidates) > CANDIDATE_LIMIT:
+        return None, say("class_too_many_candidates", lang, count=len(candidates), limit=CANDIDATE_LIMIT)
     if len(candidates) > 1:
         candidates = _likely(candidates, folder, lesson)
     if not candidates:
@@ -235,12 +242,22 @@ def exercise_file(folder: Path, lesson: Lesson, lang: str = "en",
 
 
 def _files(folder: Path) -> list[str]:
-    """The paths of the files under `folder`, relative to it, sorted; linked folders are not
-    entered, hidden ones not even listed (a .venv or .git can hold thousands)."""
-    found = []
-    for parent, folders, files in os.walk(folder):
-        folders[:] = [name for name in folders if not _hidden(name)]
-        found += [Path(parent, name).relative_to(folder).as_posix() for name in files]
+    """The paths of the files under `folder`, relative to it, sorted, down to DEPTH_LIMIT folders
+    deep; linked folders are not entered, hidden ones not even listed (a .venv or .git can hold
+    thousands). A walk of its own, not os.walk: that recurses a level a folder (until 3.12)."""
+    found, todo = [], [("", 0)]
+    while todo:
+        relative, depth = todo.pop()
+        try:
+            with os.scandir(folder / relative) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not _hidden(entry.name) and depth < DEPTH_LIMIT:
+                            todo.append((f"{relative}{entry.name}/", depth + 1))
+                    else:
+                        found.append(relative + entry.name)
+        except OSError:  # unreadable: nothing in it to grade, as os.walk would skip it
+            continue
     return sorted(found)
 
 
@@ -250,7 +267,8 @@ def _hidden(part: str) -> bool:
 
 def _candidates(names: list[str], lesson: Lesson) -> list[str]:
     """Of a submission's files (relative paths), those that may be the exercise."""
-    visible = [name for name in names if not any(_hidden(part) for part in name.split("/"))]
+    visible = [name for name in names if name.count("/") <= DEPTH_LIMIT
+               and not any(_hidden(part) for part in name.split("/"))]
     named = [name for name in visible if _named_as_exercise(name, lesson)]
     return named or [name for name in visible if name.casefold().endswith(".py")]
 
@@ -326,21 +344,26 @@ def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -
     else a zipped repository holds, such as its .git, is no concern), nothing outside `target`, and
     no link: a candidate that is one (symlink mode bits) refuses the zip."""
     try:
-        with open(os.open(archive, _OPENING), "rb") as file, zipfile.ZipFile(file) as bundle:
-            members = {member.filename: member for member in bundle.infolist() if not member.is_dir()}
-            for name in members:
-                if Path(name).is_absolute() or ".." in Path(name).parts:
-                    return None, say("class_zip_unsafe", lang, name=repr(printable_name(name)))
-            candidates = _candidates(sorted(members), lesson)
-            for name in candidates:
-                if stat.S_IFMT(members[name].external_attr >> 16) not in (0, stat.S_IFREG):
-                    return None, say("class_zip_link", lang, zip=shown, name=printable_name(name))
-            if sum(members[name].file_size for name in candidates) > ZIP_LIMIT:
-                return None, say("class_zip_too_big", lang, limit=ZIP_LIMIT // 2 ** 20)
-            for name in candidates:
-                destination = target / name
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(bundle.read(members[name]))
+        with open(os.open(archive, _OPENING), "rb") as file:
+            if os.fstat(file.fileno()).st_size > ZIP_FILE_LIMIT:
+                return None, say("class_zip_too_large", lang, limit=ZIP_FILE_LIMIT // 2 ** 20)
+            with zipfile.ZipFile(file) as bundle:
+                members = {member.filename: member for member in bundle.infolist() if not member.is_dir()}
+                for name in members:
+                    if Path(name).is_absolute() or ".." in Path(name).parts:
+                        return None, say("class_zip_unsafe", lang, name=repr(printable_name(name)))
+                candidates = _candidates(sorted(members), lesson)
+                if len(candidates) > CANDIDATE_LIMIT:  # before any is unpacked
+                    return None, say("class_too_many_candidates", lang, count=len(candidates), limit=CANDIDATE_LIMIT)
+                for name in candidates:
+                    if stat.S_IFMT(members[name].external_attr >> 16) not in (0, stat.S_IFREG):
+                        return None, say("class_zip_link", lang, zip=shown, name=printable_name(name))
+                if sum(members[name].file_size for name in candidates) > ZIP_LIMIT:
+                    return None, say("class_zip_too_big", lang, limit=ZIP_LIMIT // 2 ** 20)
+                for name in candidates:
+                    destination = target / name
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    destination.write_bytes(bundle.read(members[name]))
     except (zipfile.BadZipFile, zlib.error, OSError, RuntimeError, EOFError, NotImplementedError, ValueError) as error:
         return None, say("class_bad_zip", lang, problem=printable_name(str(error)))
     return exercise_file(target, lesson, lang)
