@@ -96,8 +96,7 @@ def test_joins_wrapped_lines(learner, world):
 @check("1.1", points=1, en="stops at the next section: Returns and Raises hold no parameters",
        zh="读到下一个小节为止：Returns 和 Raises 里没有参数")
 def test_stops_at_next_section(learner, world):
-    case = world.docstrings["sections"]
-    expect_read(learner, case, "docstring_sections", line=case["doc"].split("Raises:")[1].strip())
+    expect_read(learner, world.docstrings["sections"], "docstring_sections")
 
 
 @check("1.1", points=1, en="no Args section, or no docstring at all (None)", zh="没有 Args 小节，或者根本没有文档字符串（None）")
@@ -478,6 +477,16 @@ def expect_failure(result: Record, name: str, arguments, *words: str):
            what=" and ".join(repr(w) for w in words))
 
 
+def their_problems(learner, name: str, arguments) -> list:
+    """What the file's validate_arguments finds in `arguments` against the schema its describe_tool
+    writes for the tool `name` ([] if either fails): all a right run_tool can report. A problem
+    missing here is TODO 1.2's or 1.3's mistake, and their checks say which, not run_tool's."""
+    try:
+        return problems(learner, described(learner, name)["parameters"], arguments)
+    except Fail:
+        return []
+
+
 def values(world) -> dict:
     """The values drawn for this seed (scenarios.yaml `data: values`)."""
     return world.values
@@ -521,20 +530,22 @@ def test_wrong_type_not_called(learner, world):
     word = values(world)["yes_word"]
     arguments = dict(message_arguments(world), urgent=word)
     result = result_of(learner, "send_message", arguments)
-    output = result.fields.get("output")
-    said_no = isinstance(output, str) and ERROR_WORDS.search(output)  # a failure passed off as a success
-    expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
-           got=shown(output), value=as_json(word))
-    expect_failure(result, "send_message", arguments, "urgent")
+    if named(their_problems(learner, "send_message", arguments), "urgent"):  # else a right run_tool calls it too
+        output = result.fields.get("output")
+        said_no = isinstance(output, str) and ERROR_WORDS.search(output)  # a failure passed off as a success
+        expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
+               got=shown(output), value=as_json(word))
+        expect_failure(result, "send_message", arguments, "urgent")
     # a call is seen by what it does: split_bill with people as text raises TypeError, and that
     # error in the failure means the function ran before its arguments were checked
     v = values(world)
     arguments = {"total": v["total"] + 0.5, "people": str(v["people"]), "tip_percent": v["tip"]}
     result = result_of(learner, "split_bill", arguments)
-    error = str(result.fields.get("error"))
-    expect(not re.search(r"unsupported operand|TypeError", error), "tool_ran_unchecked", name="split_bill",
-           arguments=as_json(arguments), got=shown(result))
-    expect_failure(result, "split_bill", arguments, "people")
+    if named(their_problems(learner, "split_bill", arguments), "people"):
+        error = str(result.fields.get("error"))
+        expect(not re.search(r"unsupported operand|TypeError", error), "tool_ran_unchecked", name="split_bill",
+               arguments=as_json(arguments), got=shown(result))
+        expect_failure(result, "split_bill", arguments, "people")
 
 
 @check("1.4", points=1, en="an unknown argument: a failure that names it", zh="多出不认识的参数：失败结果里点出它的名字")
@@ -544,20 +555,15 @@ def test_unknown_argument_fails(learner, world):
     expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments, extra)
 
 
-SEND_MESSAGE = {"type": "object", "properties": {"to": {"type": "string"}, "text": {"type": "string"},
-                                                "urgent": {"type": "boolean"}}, "required": ["to", "text"]}
-
-
 @check("1.4", points=1, en="several problems at once: a failure naming all of them, not only the first",
        zh="同时有好几个问题：失败结果里把它们全部点出来，而不只是第一个")
 def test_all_problems_in_the_failure(learner, world):
     v = values(world)
     arguments = {"to": v["colleague"], "urgent": v["yes_word"], v["extra"]: "boss"}  # no text, a str, one too many
-    found = problems(learner, SEND_MESSAGE, arguments)
-    if not all(named(found, word) for word in ("text", "urgent", v["extra"])):
-        return  # validate_arguments misses one: TODO 1.3's checks say so, run_tool only passes them on
-    expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments,
-                   "text", "urgent", v["extra"])
+    result = result_of(learner, "send_message", arguments)
+    found = their_problems(learner, "send_message", arguments)
+    if all(named(found, word) for word in ("text", "urgent", v["extra"])):  # run_tool passes them on
+        expect_failure(result, "send_message", arguments, "text", "urgent", v["extra"])
 
 
 @check("1.4", points=1, en="a tool that raises: a failure with its message (division by zero)",

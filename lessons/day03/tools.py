@@ -67,7 +67,8 @@ def write(fn: dict, wrap: bool = False, sections: bool = False) -> str:
     """The docstring of a function defined at module level, exactly as its __doc__ holds it: the
     first line right after the quotes, the others indented by four spaces, the closing quotes on
     a line of their own. `wrap`: the summary starts on the second line and runs over two lines,
-    and the longest parameter description over two. `sections`: Returns and Raises after Args."""
+    and the longest parameter description over two. `sections`: Returns and Raises after Args,
+    Returns with no blank line before it (the Args section ends at a blank line or a dedent)."""
     summary = halves(fn["summary"]) if wrap else [fn["summary"]]
     longest = max(fn["params"], key=lambda p: len(p["text"]))["name"]
     lines = [*summary, "", "Args:"]
@@ -76,7 +77,7 @@ def write(fn: dict, wrap: bool = False, sections: bool = False) -> str:
         lines.append(f"    {p['name']}: {text[0]}")
         lines += [f"        {more}" for more in text[1:]]
     if sections:
-        lines += ["", "Returns:", f"    {fn['returns']}", "", "Raises:", f"    {fn['raises']}"]
+        lines += ["Returns:", f"    {fn['returns']}", "", "Raises:", f"    {fn['raises']}"]
     body = "\n".join(f"    {line}" if line else "" for line in lines[1:])
     doc = f"{lines[0]}\n{body}\n    "
     return f"\n    {doc}" if wrap else doc
