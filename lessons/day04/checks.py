@@ -344,6 +344,9 @@ def test_parse_request(learner, world):
     expect_parsed(learner, "Thought：我需要查询北京的天气。\nAction：Weather\nAction Input：北京",
                   wanted("我需要查询北京的天气。", "Weather", "北京"))
     expect_parsed(learner, "Action: Clock\nAction Input:", wanted(None, "Clock", ""))
+    first = f"The user asks about {v['city']}."
+    expect_parsed(learner, f"Thought: {first}\nThought: The Weather tool knows.\nAction: Weather\n"
+                           f"Action Input: {v['city']}", wanted(first, "Weather", v["city"]), key="parse_first_thought")
     spellings = Spellings(world, "request")
     for tool, given in (("Calculator", v["expr"]), ("Weather", v["city"]), ("Knowledge", v["keyword"])):
         thought = f"I will ask the {tool} about {given}."
@@ -410,7 +413,8 @@ def test_parse_quoted_input(learner, world):
     v = numbers(world)
     rows = [(f'"{v["city"]}"', "Weather", v["city"]), (f"'{v['expr']}'", "Calculator", v["expr"]),
             (f"`{v['keyword']}`", "Knowledge", v["keyword"]), (f"“{v['hot_city']}”", "Weather", v["hot_city"]),
-            (f"\n```\n{v['expr']}\n```", "Calculator", v["expr"])]
+            (f"\n```\n{v['expr']}\n```", "Calculator", v["expr"]),
+            (f"\"what is '{v['keyword']}'\"", "Knowledge", f"what is '{v['keyword']}'")]  # its own quotes stay
     for written, tool, given in rows:
         reply = f"Thought: I will use the {tool}.\nAction: {tool}\nAction Input: {written}"
         expect_parsed(learner, reply, wanted(f"I will use the {tool}.", tool, given), key="parse_quotes")
