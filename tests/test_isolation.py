@@ -209,6 +209,18 @@ def test_memory_and_scratch_are_limited_in_total(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_submission_gets_one_cpu_at_most_however_many_processes_spin(tmp_path):
+    """Four processes spinning for a second get one CPU-second between them, not one each: the
+    grader and the classmates graded beside it keep the machine's other CPUs."""
+    if "cpu" not in jail.cgroups():
+        pytest.skip("no cpu cgroup of our own here")
+    graded = attack(tmp_path, "cpu_hogs")
+    cpu, wall = map(float, re.findall(r"[\d.]+", graded.findings.split(";", 1)[1]))
+    assert cpu <= 1.1 * wall + 0.05, graded.findings  # the quota holds whatever the machine's load
+    assert processes.gone(str(graded.file))
+
+
+@pytest.mark.slow
 def test_a_fork_bomb_is_contained(tmp_path):
     graded = attack(tmp_path, "fork_bomb")
     assert graded.score == 0

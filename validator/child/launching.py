@@ -22,7 +22,7 @@ def cgroup_name(launcher_pid: int) -> str:
 
 
 def cgroup_folders() -> dict:
-    """controller -> this process's cgroup folder, in the v1 memory and pids hierarchies."""
+    """controller -> this process's cgroup folder, in the v1 memory, pids and cpu hierarchies."""
     try:
         with open("/proc/self/cgroup", encoding="utf-8") as own:
             groups = own.read()
@@ -41,7 +41,7 @@ def cgroup_folders() -> dict:
         if len(tail) < 3 or tail[0] != "cgroup":
             continue
         root, point = fields[3], fields[4]
-        for controller in ("memory", "pids"):
+        for controller in ("memory", "pids", "cpu"):
             path = mine.get(controller)
             if controller in tail[2].split(",") and path and inside(path, root):
                 folders[controller] = point + path[len(root.rstrip("/")):]
@@ -55,13 +55,19 @@ def remove_cgroup(folder: str) -> None:
         pass  # gone already, or busy: the next launcher sweeps it
 
 
+CPU_PERIOD = 100_000  # µs: a quota of one period each period is one CPU
+
+
 def join_cgroups(limits: dict, join: bool = True) -> list:
-    """A memory and a pids cgroup under the grader's own, holding this process and so all its
-    descendants: totals for the whole submission. Best effort: the rlimits hold without them.
-    Not joining (the probe) saves the few ms that moving a process between cgroups costs."""
+    """A memory, a pids and a cpu cgroup under the grader's own, holding this process and so all
+    its descendants: totals for the whole submission, and one CPU's time at most, so that a
+    student's spinning processes leave the rest to the grader and classmates. Best effort: the
+    rlimits hold without them. Not joining (the probe) saves the few ms that moving a process
+    between cgroups costs."""
     settings = {"memory": [("memory.limit_in_bytes", limits["memory"]),
                            ("memory.memsw.limit_in_bytes", limits["memory"])],
-                "pids": [("pids.max", limits["processes"] + 4)]}  # + A, B and the sandbox's own threads
+                "pids": [("pids.max", limits["processes"] + 4)],  # + A, B and the sandbox's own threads
+                "cpu": [("cpu.cfs_period_us", CPU_PERIOD), ("cpu.cfs_quota_us", CPU_PERIOD)]}
     joined = []
     for controller, folder in cgroup_folders().items():
         _sweep(folder)

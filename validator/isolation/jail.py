@@ -81,11 +81,16 @@ def level_note() -> str | None:
     """Isolated, but not all of it: what is not enforced, in a line (None: all of it is)."""
     if level() == "user":
         return BY_USER
-    missing = [c for c in ("memory", "pids") if c not in _probe()[1]]
+    missing = [c for c in ("memory", "pids") if c not in cgroups()]
     if level() is None or not missing:
         return None
     return (f"no {' or '.join(missing)} cgroup of our own: memory and processes are limited per "
             "process, not in total per submission")
+
+
+def cgroups() -> tuple[str, ...]:
+    """The cgroup controllers of its own a jailed child joins here (memory, pids, cpu)."""
+    return _probe()[1]
 
 
 def isolating() -> bool:
