@@ -237,7 +237,7 @@ def guess_of(run) -> str | None:
     return run.scenario.render(call.guess, []) if call.guess else None
 
 
-def expect_answer(run, expected):
+def expect_answer(learner, run, expected):
     """The answer holds `expected` (and no made-up Observation); if not, say why, from the
     transcript when it shows it."""
     expect(run.exchanges, "no_request")
@@ -245,7 +245,7 @@ def expect_answer(run, expected):
     believed = guess and isinstance(answer, str) and guess in answer
     if isinstance(answer, str) and expected in answer and not believed and run.model_said(expected):
         return
-    explain_transcript(run)
+    explain_transcript(learner, run)
     if believed:
         raise Fail("made_up_answer", got=answer, guess=guess, real=expected)
     explain_answer(run)
@@ -253,13 +253,13 @@ def expect_answer(run, expected):
     raise Fail("answer_missing", expected=expected, got=shown(answer))
 
 
-def explain(run):
+def explain(learner, run):
     """Fail with the first mistake the transcript shows, if it shows one."""
-    explain_transcript(run)
+    explain_transcript(learner, run)
     explain_answer(run)
 
 
-def explain_transcript(run):
+def explain_transcript(learner, run):
     """What the requests show: a question left out, a made-up line sent back, a slip never
     corrected, a misspelt tool answered without the real names, an error never fed back."""
     exchanges = run.exchanges
@@ -272,6 +272,8 @@ def explain_transcript(run):
             made_up = OBSERVATION.match(line) or line.strip().startswith("Final Answer")
             later = [n for n, e in enumerate(exchanges[index + 1:], start=index + 2) if line.strip() in prompt(e)]
             if made_up and later and not any(out in line for out in outputs):
+                if line.strip() in cut_by_learner(learner, reply(exchange)):  # cut_reply keeps it: fix that first
+                    raise Fail("made_up_kept_by_cut", request=later[0], line=line.strip())
                 raise Fail("made_up_kept", request=later[0], line=line.strip())
     explain_slips(run)
     explain_misspelt(run)
@@ -279,6 +281,15 @@ def explain_transcript(run):
         later = [prompt(e) for e in exchanges[failed.round:]]
         expect(any(str(failed.output) in p for p in later), "error_not_fed_back", tool=failed.name,
                error=str(failed.output), got=shown(run.answer))
+
+
+def cut_by_learner(learner, text: str) -> str:
+    """What the learner's cut_reply keeps of a reply; "" when it gives no text."""
+    try:
+        got = learner.call("cut_reply", text)
+    except Fail:
+        return ""
+    return got if isinstance(got, str) else ""
 
 
 def explain_answer(run):
@@ -319,38 +330,41 @@ def explain_misspelt(run):
 @check("3.1", points=1, en="the weather task: the answer holds the real report", zh="天气题：答案里是真实的天气")
 def test_weather(learner, world):
     run = run_agent(learner, world, "weather")
-    expect_answer(run, world.weather[run.scenario.values["city"]])
+    expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
 @check("3.1", points=1, en="two tools in a row: get_weather, then calculate (°C → °F)",
        zh="连续两个工具：先 get_weather，再 calculate（摄氏换华氏）")
 def test_two_tools(learner, world):
-    expect_fahrenheit(run_agent(learner, world, "fahrenheit"), world)
+    expect_fahrenheit(learner, run_agent(learner, world, "fahrenheit"), world)
 
 
-def expect_fahrenheit(run, world):
+def expect_fahrenheit(learner, run, world):
     """The answer holds the hot city's temperature in °F, as calculate gives it."""
     celsius = first_number(world.weather[run.scenario.values["hot_city"]])
-    expect_answer(run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
+    expect_answer(learner, run, f"{calculate(f'{celsius} * 9 / 5 + 32')}°F")
 
 
 @check("3.1", points=1, en="search_knowledge: the answer quotes the knowledge base", zh="search_knowledge：答案引用知识库")
 def test_knowledge(learner, world):
     run = run_agent(learner, world, "knowledge")
-    expect_answer(run, world.knowledge[run.scenario.values["topic"].lower()])
+    expect_answer(learner, run, world.knowledge[run.scenario.values["topic"].lower()])
 
 
 @check("3.1", points=1, en="\"现在几点了？\": answered from the injected clock", zh="“现在几点了？”：按注入的时钟回答")
 def test_time(learner, world):
     run = run_agent(learner, world, "time")
-    expect_answer(run, moment(world.clock, BEIJING))
+    expected = moment(world.clock, BEIJING)
+    if not (isinstance(run.answer, str) and expected in run.answer):
+        expect_time(learner, "clock", world.clock)  # the tool's time wrong already: current_time's failure (TODO 1.2)
+    expect_answer(learner, run, expected)
 
 
 @check("3.1", points=1, en="a first reply out of format: the agent tells the model the format, and recovers",
        zh="第一条回复不合格式：Agent 重申格式，然后恢复正常")
 def test_recovers_from_off_format(learner, world):
     run = run_agent(learner, world, "off_format")
-    expect_answer(run, world.weather[run.scenario.values["city"]])
+    expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
 @check("3.1", points=1, en="a misspelt tool: the Observation lists the real ones, and the model recovers",
@@ -358,29 +372,29 @@ def test_recovers_from_off_format(learner, world):
 def test_recovers_from_misspelt_tool(learner, world):
     run = run_agent(learner, world, "misspelt")
     v = run.scenario.values
-    expect_answer(run, calculate(f"{v['a']} * {v['b']} + {v['c']}"))
+    expect_answer(learner, run, calculate(f"{v['a']} * {v['b']} + {v['c']}"))
 
 
 @check("3.1", points=1, en="a city the weather tool doesn't know: the error goes back, the answer is honest",
        zh="天气工具不认识的城市：报错交回给模型，答案如实说明")
 def test_unknown_city(learner, world):
-    expect_honest(run_agent(learner, world, "unknown_city"))
+    expect_honest(learner, run_agent(learner, world, "unknown_city"))
 
 
-def expect_honest(run):
+def expect_honest(learner, run):
     nowhere = run.scenario.values["nowhere"]
     guess = guess_of(run)
     if isinstance(run.answer, str) and guess in run.answer:
-        explain(run)
+        explain(learner, run)
         raise Fail("dishonest", city=nowhere, got=run.answer, guess=guess)
-    expect_answer(run, f"no weather data for {nowhere}")
+    expect_answer(learner, run, f"no weather data for {nowhere}")
     explain_answer(run)  # the error, but is it the model's answer, or the loop's?
 
 
 @check("3.1", points=1, en="off format, then a misspelt tool, then an unknown city: recovers each time, answers honestly",
        zh="先格式不对，再拼错工具名，再遇到不认识的城市：每次都恢复，如实作答")
 def test_rough_ride(learner, world):
-    expect_honest(run_agent(learner, world, "rough"))
+    expect_honest(learner, run_agent(learner, world, "rough"))
 
 
 @check("3.1", points=1, en="a made-up Observation and Final Answer never reach the answer",
@@ -388,8 +402,8 @@ def test_rough_ride(learner, world):
 def test_made_up_never_reaches_the_answer(learner, world):
     for scenario in ("made_up_final", "made_up_answer"):  # with an Observation made up first, and without
         run = run_agent(learner, world, scenario)
-        expect_answer(run, world.weather[run.scenario.values["hot_city"]])
-        explain(run)  # right answer, but was a made-up line sent back on the way?
+        expect_answer(learner, run, world.weather[run.scenario.values["hot_city"]])
+        explain(learner, run)  # right answer, but was a made-up line sent back on the way?
 
 
 def placeholder(run) -> str | None:
@@ -411,15 +425,15 @@ def test_survives_prompt_echo(learner, world):
         raise
     if len(run.exchanges) == 1 and placeholder(run):
         raise Fail("echo_ended", placeholder=placeholder(run), got=shown(run.answer))
-    expect_answer(run, world.weather[run.scenario.values["city"]])
+    expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
 @check("3.1", points=1, en="a reply that rambles on through made-up rounds to an answer: only its first request counts",
        zh="回复一路编下去，编出好几轮直到答案：只有第一个请求算数")
 def test_survives_rambling(learner, world):
     run = run_agent(learner, world, "rambling")
-    expect_fahrenheit(run, world)
-    explain(run)  # right answer, but was a made-up line sent back on the way?
+    expect_fahrenheit(learner, run, world)
+    explain(learner, run)  # right answer, but was a made-up line sent back on the way?
 
 
 @check("3.1", points=1, en="a model that never finishes: exactly max_steps requests, then your own message",
