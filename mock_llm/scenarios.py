@@ -137,6 +137,7 @@ class LessonWorld:
     # run in progress (a tool that holds calls at a barrier asks it, day11); outside one, always
     learner_idle: Callable[[], bool] = lambda: True
     learner_unanswered: Callable[[], int] = lambda: 0  # and how many of its tool calls wait for their answer
+    ran: list = field(default_factory=list)  # the tool calls of every agent run so far: what really ran
 
     def __getattr__(self, name):
         data = self.__dict__.get("data") or {}

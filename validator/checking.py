@@ -172,6 +172,15 @@ def learner_object(type_name: str, *args, **kwargs) -> dict:
     return {"$new": type_name, "args": list(args), "kwargs": kwargs}
 
 
+def handed_tools(value) -> set[str]:
+    """The names of the grader's tools in arguments for the learner's code (see tool_arg)."""
+    if isinstance(value, (list, tuple)):
+        return set().union(*map(handed_tools, value))
+    if isinstance(value, dict):
+        return ({str(value["$tool"])} if "$tool" in value else set()).union(*map(handed_tools, value.values()))
+    return set()
+
+
 def registry_arg(names: list[str]) -> dict:
     """A name -> function dict for the learner's code, each function run by the grader."""
     return {"$dict": [[name, tool_arg(name)] for name in names]}
@@ -232,9 +241,37 @@ class AgentRun:
     exchanges: list = field(default_factory=list)  # text: Exchange(prompt, reply); chat: HttpExchange
     tool_calls: list[ToolCall] = field(default_factory=list)
     outcome: Outcome | None = None
+    handed: set[str] = field(default_factory=set)  # the grader's tools the loop was given (tool_arg)
+    earlier: list[ToolCall] = field(default_factory=list)  # the tool calls of the grading's agent runs before it
 
     def model_said(self, text: str) -> bool:
+        """Whether the model said `text`, from the results of tools this run really ran."""
+        return self._said(text) and self.unrun_tool() is None
+
+    def _said(self, text: str) -> bool:
         return any(text in exchange.texts(0)[1] for exchange in self.exchanges)
+
+    def unrun_tool(self) -> str | None:
+        """A call of the task's script (a tool the loop was given, with the arguments it names where
+        they do not hang on earlier results) that no agent run ran, this one or one before it in
+        the grading (a history kept from the last run holds real results), as `tool(arguments)`;
+        None when each did, or when the answer is made of no result. What the model read as the
+        result then came from elsewhere: typed in, or kept from the tools another check handed
+        over. The model believes what it is told; the grader knows what ran."""
+        if "{obs" not in self.scenario.answer:
+            return None
+        for turn in self.scenario.turns:
+            for call in turn:
+                if call.tool not in self.scenario.tools or call.tool not in self.handed:
+                    continue  # a tool the agent lacks (its error is the result), or of its own making
+                args = None if "{obs" in str(call.args) else {k: str(self.scenario.render(str(v), []))
+                                                             for k, v in (call.args or {}).items()}
+                if not any(ran.name == call.tool and (not args or not isinstance(ran.input, dict) or
+                                                      {k: str(v) for k, v in ran.input.items()} == args)
+                           for ran in self.tool_calls + self.earlier):
+                    shown_args = ", ".join(f"{k}={v!r}" for k, v in (args or {}).items())
+                    return f"{call.tool}({shown_args})"
+        return None
 
     def returned_last_round(self, decision: dict) -> bool:
         """Whether the run returned what its last round gave (the tool's result, or a part of the
@@ -251,8 +288,10 @@ class AgentRun:
         the model, which says it only once the loop has fed it the tools' results: not from code
         that runs the tools itself and skips the model."""
         answer = self.answer if answer is None else answer
-        if isinstance(answer, str) and expected in answer and not self.model_said(expected):
+        if isinstance(answer, str) and expected in answer and not self._said(expected):
             raise Fail("answer_not_from_model", expected=expected, calls=len(self.exchanges))
+        if isinstance(answer, str) and expected in answer and (tool := self.unrun_tool()):
+            raise Fail("answer_without_tool", expected=expected, tool=tool)
 
 
 @dataclass
@@ -341,10 +380,12 @@ class Learner:
         story = self.world.scenarios[scenario]
         session = self.live_model or self.world.session(scenario, self.lesson.llm_call_budget)
         toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript))
-        run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls)
+        run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls, handed=handed_tools(args),
+                       earlier=list(self.world.ran))
         self.runs.append(run)
         run.outcome = self.submission.call(func, story.question, *args, timeout=self.time_limit,
                                            model=session.answer, http=session.http, tools=toolbox)
+        self.world.ran += toolbox.calls
         if run.outcome.problem is Problem.BUDGET:
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,
                        limit=self.lesson.step_limit)

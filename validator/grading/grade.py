@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from mock_llm import DEFAULT_SEED, LessonWorld
+from mock_llm import DEFAULT_SEED, LessonWorld, load_world
 from validator.checking import AgentRun, Fail, Learner
 from validator.grading.runner import Submission, start_submission
 from validator.lessons import Lesson, LessonError
@@ -193,6 +193,9 @@ def run_items(items, collector: Collector, submission: Submission, path: Path) -
     """Run checks pytest has already collected, once more, on another submission (watch, class
     grading): one pytest session serves many gradings, so each costs no pytest start-up."""
     started = time.monotonic()
+    # a world of the lesson's own for each grading: nothing a tool, a check or a run kept in it
+    # (day11's rounds of tool calls, the tool calls that ran) is seen by the next one
+    collector.scenario_world = load_world(collector.lesson.folder, collector.scenario_world.seed)
     collector.results.clear()
     collector.learners.clear()
     collector.submission = submission

@@ -184,7 +184,6 @@ class GradingLoop:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
-        from mock_llm import load_world
         from validator.grading.grade import checks_loaded, run_items
         if not checks_loaded(session):
             return None
@@ -192,9 +191,6 @@ class GradingLoop:
         while upcoming:
             (entry, key), child = upcoming
             upcoming = self._next()
-            # a world of the lesson's own for each student: nothing a tool or a check kept in it
-            # (day11's rounds of tool calls) is seen by the next one
-            self.collector.scenario_world = load_world(self.lesson.folder, self.collector.scenario_world.seed)
             try:  # whatever goes wrong with one student is that student's record, never the lesson's
                 result = run_items(session.items, self.collector, child, entry.path)
                 name_as_submitted(result, entry.shown)
