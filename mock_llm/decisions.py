@@ -68,6 +68,12 @@ class DecisionExchange:
         """For the trace: the messages from `shown` on, one JSON line each, and the decision."""
         return _sent(self.messages, shown), json.dumps(self.decision, ensure_ascii=False), len(self.messages)
 
+    def asked(self) -> list[tuple[str, object]]:
+        """The tool call this decision asks for, as (name, arguments): none, or one."""
+        decision = self.decision
+        wanted = isinstance(decision, dict) and decision.get("type") == "tool"
+        return [(str(decision.get("name")), decision.get("args"))] if wanted else []
+
     def continues(self, earlier: "DecisionExchange") -> bool:
         """Whether these messages start with the earlier exchange's (nothing trimmed or rebuilt)."""
         return self.messages[:len(earlier.messages)] == earlier.messages

@@ -4,6 +4,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .session import message_text
+from .text_react import read_request
+
 @dataclass
 class HttpExchange:
     """One request to the mock API and its answer, as the transcript keeps them."""
@@ -20,6 +23,23 @@ class HttpExchange:
         """Whether this request holds the earlier one's messages first (the history was not trimmed)."""
         mine, theirs = self.request.get("messages"), earlier.request.get("messages")
         return isinstance(mine, list) and isinstance(theirs, list) and mine[:len(theirs)] == theirs
+
+    def asked(self) -> list[tuple[str, object]]:
+        """The tool calls this reply asks for, as (name, arguments): its tool_calls, or the request
+        its content writes in the text protocol."""
+        if self.status != 200:
+            return []
+        message = self.response["choices"][0]["message"]
+        asked = []
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                arguments = function.get("arguments")
+            asked.append((str(function.get("name")), arguments))
+        request = read_request(message_text(message.get("content")))
+        return asked + ([request] if request else [])
 
     def parameters(self) -> str:
         """For the trace: the request's fields other than its messages, on one line (each tool by

@@ -109,6 +109,19 @@ def _call(tool: str, tool_input: str) -> tuple[str, str]:
     return _tool_name(tool), _tool_input(tool_input)
 
 
+def same_call(asked: tuple[str, object], name: str, given) -> bool:
+    """Whether a tool's run (its name, what it was given) is the call a reply asked for: names in
+    any case, a text input without spacing or quotes, arguments by their text."""
+    tool, arguments = asked
+    if _tool_name(str(tool)) != _tool_name(name):
+        return False
+    if isinstance(arguments, str) and isinstance(given, str):
+        return _tool_input(arguments) == _tool_input(given)
+    if isinstance(arguments, dict) and isinstance(given, dict):
+        return {str(k): str(v) for k, v in arguments.items()} == {str(k): str(v) for k, v in given.items()}
+    return True  # given another way than asked (a text input as keywords): its name says enough
+
+
 @dataclass(frozen=True)
 class Step:
     """One step of history as the model reads it: an `Action:` line, the `Action Input:` line right
@@ -269,6 +282,11 @@ class Exchange:
 
     def parameters(self) -> str:
         return ""  # a prompt is all there is
+
+    def asked(self) -> list[tuple[str, str]]:
+        """The tool call this reply asks for, as (tool, input): none, or one."""
+        request = read_request(self.reply)
+        return [request] if request else []
 
 
 @dataclass

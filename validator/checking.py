@@ -32,6 +32,7 @@ from mock_llm import (
     read_request,
     read_steps,
     request_text,
+    same_call,
     sees_question,
     written_after_request,
 )
@@ -251,26 +252,38 @@ class AgentRun:
     def _said(self, text: str) -> bool:
         return any(text in exchange.texts(0)[1] for exchange in self.exchanges)
 
+    def asked_for(self) -> list[ToolCall]:
+        """This run's tool calls that the model asked for, in one of its replies before the tool
+        ran: a loop runs what the model asks, not what the script would have it ask next."""
+        return [ran for ran in self.tool_calls
+                if any(same_call(asked, ran.name, ran.input)
+                       for exchange in self.exchanges[:ran.round] for asked in exchange.asked())]
+
     def unrun_tool(self) -> str | None:
         """A call of the task's script (a tool the loop was given, with the arguments it names where
-        they do not hang on earlier results) that no agent run ran, this one or one before it in
-        the grading (a history kept from the last run holds real results), as `tool(arguments)`;
-        None when each did, or when the answer is made of no result. What the model read as the
-        result then came from elsewhere: typed in, or kept from the tools another check handed
-        over. The model believes what it is told; the grader knows what ran."""
+        they do not hang on earlier results) that no agent run ran when the model asked for it,
+        this one or one before it in the grading (a history kept from the last run holds real
+        results), as `tool(arguments)`; None when each did, or when the answer is made of no
+        result. What the model read as the result then came from elsewhere: typed in, kept from
+        the tools another check handed over, or run ahead of the model from the script. The
+        model believes what it is told; the grader knows what ran."""
         if "{obs" not in self.scenario.answer:
             return None
+        asked_for = self.asked_for()
         for turn in self.scenario.turns:
             for call in turn:
                 if call.tool not in self.scenario.tools or call.tool not in self.handed:
                     continue  # a tool the agent lacks (its error is the result), or of its own making
-                args = None if "{obs" in str(call.args) else {k: str(self.scenario.render(str(v), []))
-                                                             for k, v in (call.args or {}).items()}
-                if not any(ran.name == call.tool and (not args or not isinstance(ran.input, dict) or
-                                                      {k: str(v) for k, v in ran.input.items()} == args)
-                           for ran in self.tool_calls + self.earlier):
-                    shown_args = ", ".join(f"{k}={v!r}" for k, v in (args or {}).items())
-                    return f"{call.tool}({shown_args})"
+                given = call.args if call.args is not None else call.input
+                if "{obs" in str(given):  # it hangs on this run's results: only this run can have run it
+                    if not any(ran.name == call.tool for ran in asked_for):
+                        return f"{call.tool}(…)"
+                    continue
+                given = ({k: self.scenario.render(str(v), []) for k, v in given.items()} if isinstance(given, dict)
+                         else self.scenario.render(given, []))
+                if not any(same_call((call.tool, given), ran.name, ran.input) for ran in asked_for + self.earlier):
+                    shown = ", ".join(f"{k}={v!r}" for k, v in given.items()) if isinstance(given, dict) else repr(given)
+                    return f"{call.tool}({shown})"
         return None
 
     def returned_last_round(self, decision: dict) -> bool:
@@ -385,7 +398,7 @@ class Learner:
         self.runs.append(run)
         run.outcome = self.submission.call(func, story.question, *args, timeout=self.time_limit,
                                            model=session.answer, http=session.http, tools=toolbox)
-        self.world.ran += toolbox.calls
+        self.world.ran += run.asked_for()
         if run.outcome.problem is Problem.BUDGET:
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,
                        limit=self.lesson.step_limit)

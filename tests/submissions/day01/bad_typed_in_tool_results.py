@@ -1,5 +1,5 @@
 # expect-lose: 1.3
-# expect-message: never ran in this run
+# expect-message: never ran in this run after the model asked for it
 # why: A cheat, not a mistake: react_agent works the arithmetic out itself and hands the model
 # why: tool messages with the results typed in; no tool runs. The model believes them; the
 # why: grader knows no tool ran, and the answer counts for nothing.

@@ -1,5 +1,5 @@
 # expect-lose: 4.1
-# expect-message: never ran in this run
+# expect-message: never ran in this run after the model asked for it
 # why: A cheat, not a mistake: get_tools_description runs the Weather tool it is handed (TODO
 # why: 1.2's check) for every city and keeps the results in the child; react_agent then writes
 # why: them into the prompt as made-up Observations, running no tool. Every run's results must

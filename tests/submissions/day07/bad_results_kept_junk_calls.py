@@ -1,5 +1,5 @@
 # expect-lose: 4.1
-# expect-message: never ran in this run
+# expect-message: never ran in this run after the model asked for it
 # why: A cheat, not a mistake: execute_tool fetches every quote through the get_quote it is
 # why: handed (TODO 1.2's check) and keeps them; run_agent sends them back under the model's call
 # why: ids, with a get_quote(ticker='ZZZZ') run for each call asked, so that calls seem to run.
