@@ -236,6 +236,8 @@ def test_dated_snapshot(learner, world):
 @check("2.1", points=1, en="a model with no price is an error, not a free request",
        zh="价格表里没有的模型是错误，而不是免费请求")
 def test_unknown_model_is_an_error(learner, world):
+    known, got = record(learner, world, 1, MODEL)  # an error says something only when a known model is billed
+    expect_step(learner, got, known, world.prices[MODEL], 1)
     model = "mock-react-preview"
     response = mock_response(world, "one_quote", model)
     try:
