@@ -125,16 +125,28 @@ def agent(learner, world, scenario, model=None, **changes):
 NEVER_ENDS = ("retried_forever", "real_sleep")  # how a run whose complete() never gives up is stopped
 
 
-def complete_gives_up(learner, world) -> bool:
-    """Whether complete() (TODO 2.3) gives up on a dead model with ModelUnavailable. The checks of
-    run_agent that need it grade nothing more when it doesn't: that is TODO 2.3's failure."""
+def first_fix(key: str, **params) -> Fail:
+    """The failure of a check that can't grade its own TODO while an earlier TODO's code is wrong:
+    never a pass. Its message says which TODO to fix first, once for all the checks it stops."""
+    failure = Fail(key, **params)
+    failure.cause = key
+    return failure
+
+
+def expect_complete_gives_up(learner, world):
+    """complete() (TODO 2.3) gives up on a dead model: max_attempts requests, then ModelUnavailable,
+    which run_agent's fallback switches on. Without it, the fallback can't be graded."""
     try:
         run, failure = ask(learner, world, failing(world, "500*"), max_attempts=2)
     except Fail as stop:
-        return stop.key not in ("retried_forever", "slept_for_real", "real_sleep", "model_not_passed")
-    if not run.exchanges:  # nothing reached the model: not complete()'s retrying at fault
-        return True
-    return failure is not None and failure.params["type"] == "ModelUnavailable" and len(run.exchanges) == 2
+        if stop.key == "model_not_passed":  # build_request's (TODO 2.1), as its message says
+            raise
+        if stop.key in ("retried_forever", "slept_for_real", "real_sleep"):
+            raise first_fix("needs_complete") from None
+        return
+    if run.exchanges and not (failure is not None and failure.params["type"] == "ModelUnavailable"
+                              and len(run.exchanges) == 2):  # no request at all: not the retrying at fault
+        raise first_fix("needs_complete")
 
 
 def answer_of(exchange) -> str:
@@ -197,20 +209,27 @@ def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | No
     """A wait before each retry, and none after the last request: sleep was called after each failed
     request, before the next one, for retry_delay(attempts failed so far): with a Retry-After, at
     least that long; without one, the backoff. A wait that retry_delay (TODO 2.2) itself gets wrong
-    is its check's failure, not this one's."""
+    is its check's failure, not this one's, when it still shows what complete() asked retry_delay;
+    when it can't show it, this check fails too, saying to fix TODO 2.2 first."""
     waits = sleeps(run)
     for number in failed_rounds:
         mine = [s for r, s in waits if r == number]
         expect(mine, "no_wait", request=number, answer=answer_of(run.exchanges[number - 1]))
-        if retry_after is not None and not (seconds(mine[-1]) or 0) >= retry_after:
+        waited = seconds(mine[-1]) or 0
+        if retry_after is not None and not waited >= retry_after:
             own = learner.call("retry_delay", number, f"{retry_after:g}")
-            expect(not (seconds(own) or 0) >= retry_after, "retry_after_not_passed", waited=mine[-1],
-                   retry_after=f"{retry_after:g}", own=own)
+            if not (seconds(own) or 0) >= retry_after:  # it ignores the header: whether complete() passes it is unseen
+                raise first_fix("needs_retry_delay", waited=mine[-1], call=f'retry_delay({number}, "{retry_after:g}")',
+                                own=own)
+            raise Fail("retry_after_not_passed", waited=mine[-1], retry_after=f"{retry_after:g}", own=own)
         wanted = backoff(learner, number)
-        if retry_after is None and not near(seconds(mine[-1]) or 0, wanted):
+        if retry_after is None and not near(waited, wanted):
             own = seconds(learner.call("retry_delay", number))
-            expect(own is None or not near(own, wanted), "wait_not_retry_delay", request=number, waited=mine[-1],
-                   own=own)
+            if own is not None and near(own, wanted):
+                raise Fail("wait_not_retry_delay", request=number, waited=mine[-1], own=own)
+            # retry_delay is off: the wait is still its answer for this attempt if it matches it, and not the next one's
+            if own is None or not near(waited, own) or near(own, seconds(learner.call("retry_delay", number + 1)) or 0):
+                raise first_fix("needs_retry_delay", waited=mine[-1], call=f"retry_delay({number})", own=own)
     after = [s for r, s in waits if r >= len(run.exchanges)]
     expect(not after, "slept_after_last", request=len(run.exchanges), waited=after[0] if after else None)
 
@@ -275,17 +294,30 @@ def test_config_optional(learner, world):
            variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
 
 
-def expect_refused(learner, env: dict, variable: str, not_named: str, accepted: str, **params):
-    """load_config(env) raises ConfigError naming `variable`: a setting that can't be used is said
-    at start-up, where it is set, not later as a 401, a 404 or a float() traceback."""
+REFUSED = {"OPENAI_API_KEY": "api_key", "OPENAI_MODEL": "model", "OPENAI_TIMEOUT": "timeout"}  # variable: field
+
+
+def expect_refused(learner, world, variable: str, setting, not_named: str, accepted: str, **params):
+    """load_config raises ConfigError naming `variable` when it is `setting` (None: unset), and only
+    then: set right, the same environment gives a Config that has it, and the message names none of
+    the other variables, set right. A setting that can't be used is said at start-up, where it is
+    set, not later as a 401, a 404 or a float() traceback."""
+    e = endpoint(world)
+    field = REFUSED[variable]
+    if field == "timeout":
+        expect_timeout(load_config(learner, env_of(world, **{variable: f"{e[field]:g}"})).fields.get(field), e[field])
+    else:
+        got = load_config(learner, env_of(world)).fields.get(field)
+        expect(got == e[field], "config_field_wrong", field=field, variable=variable, expected=e[field], got=shown(got))
     try:
-        got = learner.call("load_config", env)
+        got = learner.call("load_config", env_of(world, **{variable: setting}))
     except Fail as failure:
         if failure.key != "crashed":
             raise
-        named = failure.params["type"] == "ConfigError" and variable in failure.params["message"]
-        expect(named, not_named, variable=variable, type=failure.params["type"], message=failure.params["message"],
-               **params)
+        message = failure.params["message"]
+        named = (failure.params["type"] == "ConfigError" and variable in message
+                 and not any(other in message for other in REFUSED if other != variable))
+        expect(named, not_named, variable=variable, type=failure.params["type"], message=message, **params)
         return
     raise Fail(accepted, variable=variable, got=shown(got), **params)
 
@@ -294,7 +326,7 @@ def expect_refused(learner, env: dict, variable: str, not_named: str, accepted: 
        zh="缺少 key 或模型名：抛出 ConfigError，并指出是哪个变量")
 def test_config_missing(learner, world):
     for variable in ("OPENAI_API_KEY", "OPENAI_MODEL"):
-        expect_refused(learner, env_of(world, **{variable: None}), variable, "missing_not_named", "missing_accepted")
+        expect_refused(learner, world, variable, None, "missing_not_named", "missing_accepted")
 
 
 @check("1.1", points=1, en="optional: a fallback server, with its own key",
@@ -323,8 +355,8 @@ BAD_TIMEOUTS = ("soon", "twenty", "later", "none")  # text no one reads as secon
        zh="超时不是数字：抛出 ConfigError，并指出 OPENAI_TIMEOUT")
 def test_config_bad_timeout(learner, world):
     value = BAD_TIMEOUTS[world.seed % len(BAD_TIMEOUTS)]
-    expect_refused(learner, env_of(world, OPENAI_TIMEOUT=value), "OPENAI_TIMEOUT", "bad_value_not_named",
-                   "bad_value_accepted", value=repr(value))
+    expect_refused(learner, world, "OPENAI_TIMEOUT", value, "bad_value_not_named", "bad_value_accepted",
+                   value=repr(value))
 
 
 # ---------------------------------------------------------------- TODO 1.2 make_client
@@ -510,8 +542,9 @@ def test_requests_stop(learner, world):
         if stop_problem(replies, stop):
             wanted = learner.call("build_request", exchange.request.get("model"), exchange.request.get("messages"))
             wanted_stop = wanted.get("stop") if isinstance(wanted, dict) else None
-            # build_request without the stop sequence is TODO 2.1's failure; here, not using it is
-            expect(wanted_stop in (None, stop), "request_not_built", request=number, got=shown(stop))
+            if not wanted_stop:  # no stop sequence to carry: whether complete() sends it can't be seen
+                raise first_fix("needs_stop", request=number, got=shown(stop))
+            expect(wanted_stop == stop, "request_not_built", request=number, got=shown(stop))
 
 
 @check("2.3", points=1, en="a 429 with Retry-After: waits that long, then tries again",
@@ -612,13 +645,12 @@ def test_fallback_keeps_the_transcript(learner, world):
         run, failure = agent(learner, world, "fahrenheit", primary, fallback_model=e["fallback_model"],
                              max_attempts=2)
     except Fail as stop:
-        if stop.key in NEVER_ENDS and not complete_gives_up(learner, world):
-            return  # complete() never gives up: TODO 2.3's checks say so
+        if stop.key in NEVER_ENDS:
+            expect_complete_gives_up(learner, world)
         raise
     models = [x.request.get("model") for x in run.exchanges]
     if e["fallback_model"] not in models:
-        if not complete_gives_up(learner, world):
-            return  # complete() raises no ModelUnavailable to switch on: TODO 2.3's checks say so
+        expect_complete_gives_up(learner, world)  # else it raises no ModelUnavailable to switch on
         raise Fail("no_fallback", fallback=e["fallback_model"],
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
     switch = models.index(e["fallback_model"])
@@ -635,32 +667,35 @@ def test_fallback_keeps_the_transcript(learner, world):
 
 def on_fallback_server(learner, world, scenario, model, unused="fallback_server_unused", **changes):
     """run_agent with a fallback server configured: (run, index of its first request to the fallback
-    server, failure); None when complete() (TODO 2.3) never gives up, which its checks say. A
-    fallback server never asked is the Fail `unused`."""
+    server, failure). A fallback server never asked is the Fail `unused`."""
     e = endpoint(world)
     try:
         run, failure = agent(learner, world, scenario, model, fallback_base_url=e["fallback_base_url"],
                              max_attempts=2, **changes)
     except Fail as stop:
-        if stop.key in NEVER_ENDS and not complete_gives_up(learner, world):
-            return None
+        if stop.key in NEVER_ENDS:
+            expect_complete_gives_up(learner, world)
         raise
     urls = [x.url for x in run.exchanges]
     if chat_url(e["fallback_base_url"]) not in urls:
-        if not complete_gives_up(learner, world):
-            return None
+        expect_complete_gives_up(learner, world)
         raise Fail(unused, fallback=e["fallback_base_url"], base_url=e["base_url"],
                    urls=", ".join(dict.fromkeys(urls)) or "none",
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
     return run, urls.index(chat_url(e["fallback_base_url"])), failure
 
 
-def expect_fallback_key(world, run, switch: int, expected: str, source: str):
+def expect_fallback_key(learner, world, run, switch: int, expected: str, source: str):
     """Every request to the fallback server carries its key: config.fallback_api_key, or, with none
     configured, the same key. A make_client that sends a key of its own to the primary too ignores
-    config.api_key: TODO 1.2's check says so."""
-    if any(sent_key(x) != endpoint(world)["api_key"] for x in run.exchanges[:switch]):
-        return
+    the key it is given: which key run_agent gives it can't be seen."""
+    primary = endpoint(world)["api_key"]
+    wrong = next((sent_key(x) for x in run.exchanges[:switch] if sent_key(x) != primary), None)
+    if wrong is not None:
+        own = sent_key(one_request(learner, world))
+        if own != primary:
+            raise first_fix("needs_client_key", got=masked(own), expected=masked(primary))
+        raise Fail("primary_key_wrong", got=masked(wrong), expected=masked(primary))
     for exchange in run.exchanges[switch:]:
         key = sent_key(exchange)
         expect(key == expected, "fallback_key_wrong", url=exchange.url, got=masked(key), expected=masked(expected),
@@ -672,10 +707,8 @@ def expect_fallback_key(world, run, switch: int, expected: str, source: str):
 def test_fallback_server(learner, world):
     e = endpoint(world)
     primary = failing(world, f"{server(e['base_url'])}=ok,500*")  # down on the primary server only
-    found = on_fallback_server(learner, world, "fahrenheit", primary, fallback_api_key=e["fallback_api_key"])
-    if found is None:
-        return  # complete() never gives up: TODO 2.3's checks say so
-    run, switch, failure = found
+    run, switch, failure = on_fallback_server(learner, world, "fahrenheit", primary,
+                                              fallback_api_key=e["fallback_api_key"])
     before = run.exchanges[switch - 1].request.get("messages") or [] if switch else []
     after = run.exchanges[switch].request.get("messages") or []
     ran = [call.name for call in run.tool_calls if call.name != "sleep"]
@@ -684,7 +717,7 @@ def test_fallback_server(learner, world):
     urls = [x.url for x in run.exchanges[switch:]]
     expect(all(url == chat_url(e["fallback_base_url"]) for url in urls), "switched_back_server",
            urls=", ".join(urls))
-    expect_fallback_key(world, run, switch, e["fallback_api_key"], "config.fallback_api_key")
+    expect_fallback_key(learner, world, run, switch, e["fallback_api_key"], "config.fallback_api_key")
     models = [x.request.get("model") for x in run.exchanges[switch:]]
     expect(all(m == primary for m in models), "fallback_same_model", expected=primary,
            got=", ".join(map(shown, models)))
@@ -698,11 +731,9 @@ def test_fallback_server(learner, world):
 def test_fallback_server_down_too(learner, world):
     e = endpoint(world)
     spare = f"{e['fallback_model']}#ok,500*"
-    found = on_fallback_server(learner, world, "weather", failing(world, "500*"), fallback_model=spare)
-    if found is None:
-        return  # complete() never gives up: TODO 2.3's checks say so
-    run, switch, failure = found
-    expect_fallback_key(world, run, switch, e["api_key"], "config.api_key: no fallback key is configured, so the same key")
+    run, switch, failure = on_fallback_server(learner, world, "weather", failing(world, "500*"), fallback_model=spare)
+    expect_fallback_key(learner, world, run, switch, e["api_key"],
+                        "config.api_key: no fallback key is configured, so the same key")
     models = [x.request.get("model") for x in run.exchanges[switch:]]
     expect(all(m == spare for m in models), "fallback_model_unused", expected=spare, got=", ".join(map(shown, models)))
     expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
@@ -719,11 +750,8 @@ def test_fallback_server_down_too(learner, world):
 def test_fallback_server_same_model(learner, world):
     e = endpoint(world)
     primary = failing(world, f"{server(e['base_url'])}=500*")  # down on the primary server only
-    found = on_fallback_server(learner, world, "weather", primary, unused="fallback_server_skipped",
-                               fallback_model=primary)
-    if found is None:
-        return  # complete() never gives up: TODO 2.3's checks say so
-    run, _, failure = found
+    run, _, failure = on_fallback_server(learner, world, "weather", primary, unused="fallback_server_skipped",
+                                         fallback_model=primary)
     expect_answer(run, failure, world, world.weather[run.scenario.values["city"]])
 
 
@@ -731,10 +759,7 @@ def test_fallback_server_same_model(learner, world):
        "switch, then ModelUnavailable reaches the caller",
        zh="只有备用服务器、没有备用模型：它回复一次后也宕机；只切换一次，然后 ModelUnavailable 交给调用方")
 def test_fallback_server_alone_down_too(learner, world):
-    found = on_fallback_server(learner, world, "fahrenheit", failing(world, "ok,500*"))  # on each server
-    if found is None:
-        return  # complete() never gives up: TODO 2.3's checks say so
-    run, _, failure = found
+    run, _, failure = on_fallback_server(learner, world, "fahrenheit", failing(world, "ok,500*"))  # on each server
     expected = 2 * (1 + 2)  # on each server: a reply, then its two failed attempts
     expect_no_sdk_retries(run)  # the SDK's own retries add requests the loop did not send
     expect(len(run.exchanges) == expected, "fallback_server_asked_again", expected=expected,
@@ -750,12 +775,11 @@ def test_down_without_fallback(learner, world):
     try:
         run, failure = agent(learner, world, "weather", failing(world, "500*"), max_attempts=2)
     except Fail as stop:
-        if stop.key in NEVER_ENDS and not complete_gives_up(learner, world):
-            return  # complete() never gives up: TODO 2.3's checks say so
+        if stop.key in NEVER_ENDS:
+            expect_complete_gives_up(learner, world)
         raise
     if failure is None or failure.params["type"] != "ModelUnavailable":
-        if not complete_gives_up(learner, world):
-            return  # complete() does not end with ModelUnavailable: TODO 2.3's checks say so
+        expect_complete_gives_up(learner, world)
         expect(failure is not None, "down_swallowed", got=shown(run.answer))
         raise Fail("not_model_unavailable", type=failure.params["type"], message=failure.params["message"])
 

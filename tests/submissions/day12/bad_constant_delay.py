@@ -1,7 +1,8 @@
-# expect-lose: 2.2
-# expect-keep: 1.1 1.2 2.1 2.3 3.1
+# expect-lose: 2.2 2.3
+# expect-keep: 1.1 1.2 2.1 3.1
 # expect-message: each retry must wait longer
 # why: the same short wait before every retry, and no Retry-After: no backoff at all
+# why: TODO 2.3's waits can't show which attempt complete() asks retry_delay about: it says to fix TODO 2.2 first.
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
 The agent is the text-protocol agent of the earlier days (Thought / Action / Action Input /

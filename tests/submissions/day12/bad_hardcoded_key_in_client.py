@@ -1,7 +1,8 @@
-# expect-lose: 1.2
-# expect-keep: 1.1 2.1 2.2 2.3 3.1
+# expect-lose: 1.2 3.1
+# expect-keep: 1.1 2.1 2.2 2.3
 # expect-message: not the configured
 # why: the client is built with a key pasted into the code instead of config.api_key
+# why: TODO 3.1 can't show which key the fallback server's client gets: it says to fix TODO 1.2 first.
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
 The agent is the text-protocol agent of the earlier days (Thought / Action / Action Input /

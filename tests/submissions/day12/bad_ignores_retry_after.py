@@ -1,7 +1,8 @@
-# expect-lose: 2.2
-# expect-keep: 1.1 1.2 2.1 2.3 3.1
+# expect-lose: 2.2 2.3
+# expect-keep: 1.1 1.2 2.1 3.1
 # expect-message: the server asked for
 # why: backs off exponentially but never reads Retry-After, so it comes back before the server allows
+# why: TODO 2.3's 429 check can't show whether complete() passes the header on: it says to fix TODO 2.2 first.
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
 The agent is the text-protocol agent of the earlier days (Thought / Action / Action Input /

@@ -1,7 +1,8 @@
-# expect-lose: 2.1
-# expect-keep: 1.1 1.2 2.2 2.3 3.1
+# expect-lose: 2.1 2.3
+# expect-keep: 1.1 1.2 2.2 3.1
 # expect-message: add "stop": ["Observation:"]
 # why: seed 004's request: no stop sequence, so the model writes on with an Observation it made up
+# why: TODO 2.3 can't show whether complete() sends build_request's stop: it says to fix TODO 2.1 first.
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
 The agent is the text-protocol agent of the earlier days (Thought / Action / Action Input /

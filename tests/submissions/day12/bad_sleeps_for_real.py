@@ -1,8 +1,9 @@
-# expect-lose: 2.3
-# expect-keep: 1.1 1.2 2.1 2.2 3.1
+# expect-lose: 2.3 3.1
+# expect-keep: 1.1 1.2 2.1 2.2
 # expect-message: called time.sleep(7) itself
 # why: complete() is handed a sleep to call, but waits with time.sleep itself: the right wait, slept
 # why: for real, where the grader (and a test of the learner's own) would have recorded it.
+# why: with no ModelUnavailable to switch on, TODO 3.1's fallback checks say to fix TODO 2.3 first.
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
 The agent is the text-protocol agent of the earlier days (Thought / Action / Action Input /
