@@ -27,15 +27,17 @@ class HttpExchange:
     def asked(self) -> list[tuple[str, object]]:
         """The tool calls this reply asks for, as (name, arguments): its tool_calls, or the request
         its content writes in the text protocol."""
-        if self.status != 200:
+        choices = self.response.get("choices") if self.status == 200 and isinstance(self.response, dict) else None
+        message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        if not isinstance(message, dict):  # no answer, or one a real server shaped otherwise (--live)
             return []
-        message = self.response["choices"][0]["message"]
         asked = []
         for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
+            function = call.get("function") if isinstance(call, dict) else None
+            function = function if isinstance(function, dict) else {}
             try:
                 arguments = json.loads(function.get("arguments") or "{}")
-            except ValueError:
+            except (ValueError, TypeError):
                 arguments = function.get("arguments")
             asked.append((str(function.get("name")), arguments))
         request = read_request(message_text(message.get("content")))
