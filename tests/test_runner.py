@@ -210,6 +210,14 @@ def test_a_value_round_trips(learner, value):
     assert type(outcome.value) is type(value)
 
 
+def test_a_lone_surrogate_crosses_as_an_escape_and_brackets_in_text_are_no_nesting(learner):
+    """What the child sends is made printable (a lone surrogate can't be written as UTF-8) without
+    changing anything else; text full of brackets is no deep nesting (test_grader_bounds: the real
+    thing is refused)."""
+    assert call(learner, "echo", ["ok \ud800", {"k": "\udcff"}]).value == ["ok \\ud800", {"k": "\\udcff"}]
+    assert call(learner, "echo", "[{" * 300).value == "[{" * 300
+
+
 def test_tuples_and_dict_keys_keep_their_kind(learner):
     outcome = call(learner, "values")
     assert outcome.value == ("text", 3, -1.5, True, None, [1, [2]], {"k": (4, None), 5: "int key"})

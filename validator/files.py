@@ -5,6 +5,7 @@ child's wire, so it imports only PyYAML."""
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import yaml
@@ -14,9 +15,19 @@ LESSONS_DIR = ROOT / "lessons"
 SOLUTIONS_DIR = ROOT / "solutions"
 
 
+_parsed: dict[str, tuple[str, bytes]] = {}  # path -> its text last read, and that text's data, pickled
+
+
 def read_yaml(path: Path):
-    """A YAML file's data, with libyaml's fast safe loader when PyYAML was built with it."""
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    """A YAML file's data, with libyaml's fast safe loader when PyYAML was built with it. The same
+    text read again (a class run's worker loads the lesson's scenarios for every student) is not
+    parsed again: its data is a fresh copy of what the first parse made."""
+    text = Path(path).read_text(encoding="utf-8")
+    last = _parsed.get(str(path))
+    if last is None or last[0] != text:
+        last = _parsed[str(path)] = text, pickle.dumps(
+            yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    return pickle.loads(last[1])
 
 
 def write_atomically(path: Path, text: str | bytes) -> None:

@@ -39,6 +39,9 @@ def loads(text: str | bytes, depth: int = DEPTH_LIMIT):
         value = json.loads(text)
     except RecursionError:
         raise ValueError(f"nested more than {depth} levels deep") from None
+    opening = ("[", "{") if isinstance(text, str) else (b"[", b"{")
+    if text.count(opening[0]) + text.count(opening[1]) <= depth:
+        return value  # too few brackets to nest that deep (most messages): no need to look
     stack = [(value, 1)]
     while stack:  # not recursive: a check of depth must not itself run out of stack
         item, level = stack.pop()
@@ -140,10 +143,19 @@ def _hashable(key):
 
 def printable(value):
     """The message with each lone surrogate (text no terminal or file can hold) as a \\ud800 escape."""
+    try:  # the usual case, at C speed: no lone surrogate anywhere, the message as it is
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except (UnicodeEncodeError, TypeError, ValueError):
+        pass
+    return _escaped(value)
+
+
+def _escaped(value):
     if isinstance(value, str):
         return value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, list):
-        return [printable(v) for v in value]
+        return [_escaped(v) for v in value]
     if isinstance(value, dict):
-        return {printable(k): printable(v) for k, v in value.items()}
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
     return value
