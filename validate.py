@@ -15,8 +15,12 @@ if __name__ == "__main__":
     with kit_packages():
         import os
         from validator.isolation import jail
-        if len(sys.argv) > 1 and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                             "lessons", sys.argv[1], "lesson.yaml")):
+        lessons = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lessons")
+        named = [arg for arg in sys.argv[1:3] if os.path.isfile(os.path.join(lessons, arg, "lesson.yaml"))]
+        if named and named[0] == sys.argv[1]:
             jail.probe_early()  # grading a lesson: the jail's probe runs while the rest of the kit is imported
+        elif named and sys.argv[1] == "grade":
+            from validator.isolation import forkserver
+            forkserver.warm_early(named[0])  # grading a class: its warm sandbox starts meanwhile
         from validator.cli import main
         sys.exit(main())

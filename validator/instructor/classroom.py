@@ -180,6 +180,9 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
             todo.append((entry, key))
     tally.todo = len(todo)
     if todo:
+        # the checks collected here first: each worker, a fork of this process, then starts with
+        # pytest's modules and the checks' imported (and the gradebooks need the points anyway)
+        todo_points(lesson)
         tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs)
         with _progress(console, lang, len(todo)) as (bar, task):
             for folder, record in tally.workers.graded():

@@ -40,9 +40,20 @@ def by_name(record: dict) -> tuple:
     return record["student"].casefold(), record["student"], record["folder"]
 
 
+_points: dict[tuple, dict[str, int]] = {}  # (checks file, its text, the TODOs) -> each TODO's points
+
+
 def todo_points(lesson: Lesson) -> dict[str, int]:
     """Each TODO's points, as the lesson's checks declare them: read by collecting the checks, not
-    running them, so that a gradebook says the maximum even of a class where no file was graded."""
+    running them, so that a gradebook says the maximum even of a class where no file was graded.
+    Collected once for the same checks (a class run asks before its workers start, and at the end)."""
+    key = (str(lesson.checks), lesson.checks.read_text(encoding="utf-8"), tuple(t.id for t in lesson.todos))
+    if key not in _points:
+        _points[key] = _collect_points(lesson)
+    return dict(_points[key])
+
+
+def _collect_points(lesson: Lesson) -> dict[str, int]:
     from validator.grading.grade import TODO_MARKER, pytest_arguments
 
     class Points:

@@ -57,7 +57,7 @@ class Workers:
                  most: int | None = None):
         # fork where there is fork: a worker then starts with the grader imported already
         self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-        self.warm = forkserver.WarmSandbox(forkserver.imports_of(lesson.exercise, lesson.solution)) \
+        self.warm = forkserver.WarmSandbox.take(forkserver.imports_of(lesson.exercise, lesson.solution)) \
             if self.context.get_start_method() == "fork" and forkserver.available() else None
         self.settings = (str(lesson.folder), seed, lang, str(out), jail.required, os.getpid(),
                          self.warm and self.warm.door)

@@ -21,6 +21,7 @@ control socket through the sandbox's door, and a fork of it serves that worker.
 from __future__ import annotations
 
 import ast
+import atexit
 import itertools
 import marshal
 import os
@@ -74,9 +75,21 @@ class WarmSandbox:
     process before its workers, which inherit `door`; it ends when the run closes it."""
 
     def __init__(self, preload: list[str]):
+        self.preload = list(preload)
         self.door, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.process = _sandbox("--warm", str(theirs.fileno()), str(os.getpid()), *preload, fd=theirs.fileno())
         theirs.close()
+
+    @classmethod
+    def take(cls, preload: list[str]) -> WarmSandbox:
+        """The one warm_early started, if it preloads the same and still runs; else a new one."""
+        global _early
+        early, _early = _early, None
+        if early is not None:
+            if early.preload == list(preload) and early.process.poll() is None:
+                return early
+            early.close(kill=True)
+        return cls(preload)
 
     def close(self, kill: bool = False) -> None:
         """End it: once every worker is gone (it sees the door closed), or at once (`kill`), its
@@ -85,6 +98,31 @@ class WarmSandbox:
         if kill:
             self.process.kill()
         self.process.wait()
+
+
+_early: WarmSandbox | None = None  # started by warm_early, not yet taken by a run's workers
+
+
+def warm_early(lesson_name: str) -> None:
+    """Start a class run's warm sandbox now: `validate.py grade LESSON` calls this before it
+    imports the rest of the kit, whose imports and the run's look at its submissions then hide
+    the sandbox's own (from day07 on, openai's), which the first students waited for. The run's
+    workers take it (WarmSandbox.take); a run that grades nobody ends it as it exits."""
+    global _early
+    if not available() or _early is not None:
+        return
+    from validator.lessons import load_lesson
+    try:
+        lesson = load_lesson(lesson_name)
+    except Exception:  # noqa: BLE001 -- a lesson that can't load: the command itself says why
+        return
+    _early = WarmSandbox(imports_of(lesson.exercise, lesson.solution))
+    atexit.register(_end_early)
+
+
+def _end_early() -> None:
+    if _early is not None:
+        _early.close(kill=True)
 
 
 class ForkServer:
