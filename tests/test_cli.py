@@ -1,4 +1,6 @@
 """validate.py end to end (a subprocess, as a learner runs it), plus lesson loading and templates."""
+import csv
+import io
 import json
 import os
 import re
@@ -581,6 +583,24 @@ def test_a_venv_and_the_kit_reached_through_links_grade_in_full(tmp_path):
     result = subprocess.run([str(python), "validate.py", "day06", "--solution", "--quiet"], cwd=tmp_path / "kit",
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and re.fullmatch(r"day06 score: (\d+)/\1\n", result.stdout), result.stdout
+
+
+def test_a_class_graded_through_linked_venv_and_kit_imports_what_the_venv_has(tmp_path):
+    """A class's children are forks of a warm sandbox: it must see the venv by the real paths the
+    jail binds, or a learner's `import yaml` (no lesson file imports it) fails in the class only."""
+    (tmp_path / "venv").symlink_to(sys.prefix, target_is_directory=True)
+    (tmp_path / "kit").symlink_to(ROOT, target_is_directory=True)
+    python = tmp_path / "venv" / Path(sys.executable).relative_to(sys.prefix)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    solution = (ROOT / "solutions" / "day06.py").read_text(encoding="utf-8")
+    (subs / "ana.py").write_text(solution + "\nimport yaml  # the venv's, as any learner's file may\n", encoding="utf-8")
+    (subs / "bo.py").write_text(solution, encoding="utf-8")
+    result = subprocess.run([str(python), "validate.py", "grade", "day06", str(subs), "--out", str(tmp_path / "out")],
+                            cwd=tmp_path / "kit", capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "grades.csv").read_text(encoding="utf-8-sig"))))
+    assert [(r["student"], r["score"] == r["max"]) for r in rows] == [("ana", True), ("bo", True)], rows
 
 
 def test_help_lists_every_command():

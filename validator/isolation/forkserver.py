@@ -62,8 +62,9 @@ def imports_of(*paths: Path) -> list[str]:
 
 
 def _sandbox(*arguments: str, fd: int) -> subprocess.Popen:
-    """`python sandbox.py ARGUMENTS`, with nothing of the grader's but the descriptor `fd`."""
-    return subprocess.Popen([sys.executable, "-X", "utf8", str(SANDBOX), *arguments], pass_fds=[fd],
+    """`python sandbox.py ARGUMENTS`, with nothing of the grader's but the descriptor `fd`: this
+    Python by the path a jail shows it at, as a child started cold is (jail.interpreter)."""
+    return subprocess.Popen([jail.interpreter(), "-X", "utf8", str(SANDBOX), *arguments], pass_fds=[fd],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True, env=jail.environment())
 

@@ -138,7 +138,7 @@ def _spec(argv: list[str], files: list, fds: list[int], memory: int, isolation: 
         else:
             copies = copies or tempfile.mkdtemp(prefix="reactlings-copies-")
             bound[path] = _readable_copy(path, copies)
-    seen = {**real, sys.executable: _interpreter()}
+    seen = {**real, sys.executable: interpreter()}
     return {**common, "argv": [seen.get(arg, arg) for arg in argv], "env": environment(),
             "plan": _plan(bound), "copies": copies}
 
@@ -180,10 +180,12 @@ def open_to_all(path: str) -> bool:
         return False
 
 
-def _interpreter() -> str:
+def interpreter() -> str:
     """This Python as the jail shows it, where only real paths are: its folder by its real path (a
     venv reached through a link, say into /tmp), its own name kept. Not the file the name links
-    to: a venv's python is a link, and its name is what finds the venv (pyvenv.cfg beside bin/)."""
+    to: a venv's python is a link, and its name is what finds the venv (pyvenv.cfg beside bin/).
+    A fork server runs it too: its children inherit its sys.path, which must name the folders
+    the jail binds (site-packages by its real path), or a learner's `import yaml` is not found."""
     return os.path.join(os.path.realpath(os.path.dirname(sys.executable)), os.path.basename(sys.executable))
 
 
