@@ -172,8 +172,12 @@ def run_checks(lesson: Lesson, collector: Collector, *plugins) -> None:
     if collector.interrupted:  # Ctrl-C, which pytest catches: the command that runs us says "stopped"
         raise KeyboardInterrupt
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
-        raise LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit "
-                          f"code {int(code)})")
+        raise checks_broken(lesson, code)
+
+
+def checks_broken(lesson: Lesson, code: int) -> LessonError:
+    """The one error for a lesson whose checks pytest could not collect or run, however graded."""
+    return LessonError(f"the checks of {lesson.name} could not run ({lesson.checks}, pytest exit code {int(code)})")
 
 
 def pytest_arguments(lesson: Lesson) -> list[str]:

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from validator.files import write_atomically
 from validator.grading.report import clean
-from validator.lessons import Lesson, LessonError, say
+from validator.lessons import Lesson, say
 from validator.outcomes import Status
 
 
@@ -54,7 +54,7 @@ def todo_points(lesson: Lesson) -> dict[str, int]:
 
 
 def _collect_points(lesson: Lesson) -> dict[str, int]:
-    from validator.grading.grade import TODO_MARKER, pytest_arguments
+    from validator.grading.grade import TODO_MARKER, checks_broken, pytest_arguments
 
     class Points:
         def __init__(self):
@@ -72,8 +72,7 @@ def _collect_points(lesson: Lesson) -> dict[str, int]:
     points = Points()
     code = pytest.main([*pytest_arguments(lesson), "--collect-only", "-p", "no:terminal"], plugins=[points])
     if code != pytest.ExitCode.OK:
-        raise LessonError(f"the checks of {lesson.name} could not be collected ({lesson.checks}, pytest exit "
-                          f"code {int(code)})")
+        raise checks_broken(lesson, code)
     return points.by_todo
 
 
