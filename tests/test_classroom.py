@@ -332,9 +332,16 @@ def test_a_run_stopped_by_ctrl_c_or_killed_resumes_where_it_stopped(tmp_path):
     subs = _class_of(tmp_path / "subs", 16)
     out = tmp_path / "out"
     command = [sys.executable, "validate.py", "grade", "day06", str(subs), "--out", str(out), "--jobs", "2"]
+    # A suite started in the background (`nohup pytest &`) ignores SIGINT, and so would the run it
+    # starts, as a shell's background job does: the run starts with Python's own handler instead
+    # (a handler, unlike an ignored signal, is not inherited across exec).
     for stop in (signal.SIGINT, signal.SIGKILL):  # Ctrl-C reaches the whole foreground group
-        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+        handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+        finally:
+            signal.signal(signal.SIGINT, handler)
         deadline = time.monotonic() + 120
         while len(list(out.glob("students/*/record.json"))) < (3 if stop == signal.SIGINT else 8):
             assert time.monotonic() < deadline and run.poll() is None, "nothing was saved"
