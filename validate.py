@@ -15,12 +15,13 @@ if __name__ == "__main__":
     with kit_packages():
         import os
         from validator.isolation import jail
-        lessons = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lessons")
-        named = [arg for arg in sys.argv[1:3] if os.path.isfile(os.path.join(lessons, arg, "lesson.yaml"))]
-        if named and named[0] == sys.argv[1]:
+        def is_lesson(position):
+            return len(sys.argv) > position and os.path.isfile(os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), "lessons", sys.argv[position], "lesson.yaml"))
+        if is_lesson(1):
             jail.probe_early()  # grading a lesson: the jail's probe runs while the rest of the kit is imported
-        elif named and sys.argv[1] == "grade":
+        elif sys.argv[1:2] == ["grade"] and is_lesson(2):
             from validator.isolation import forkserver
-            forkserver.warm_early(named[0])  # grading a class: its warm sandbox starts meanwhile
+            forkserver.warm_early(sys.argv[2])  # grading a class: its warm sandbox starts meanwhile
         from validator.cli import main
         sys.exit(main())
