@@ -65,6 +65,53 @@ def test_a_pool_wide_enough_settles_the_round_without_the_grace_period(monkeypat
     assert narrow.peak == 2
 
 
+def test_the_wait_for_the_first_call_does_not_stretch_the_grace_period(monkeypatch):
+    """The grace period grows with the gaps between the calls that came; the time before the first
+    (an agent's model turn, the learner's imports) is no gap: a round opened long before its first
+    call still waits only its grace period for a second one."""
+    module = load_world("day11").module
+    monkeypatch.setattr(module, "GRACE", 0.05)
+    held = Round(2, idle=lambda: True)
+    held.last -= 600  # opened ten minutes ago: stretched by that wait, the round would outlast the join
+    only = threading.Thread(target=held.call, args=("get_news", "T1", 0.1), daemon=True)
+    only.start()
+    only.join(timeout=30)
+    assert not only.is_alive() and held.peak == 1 and held.grace == module.GRACE
+
+
+class LearnerAtRest:
+    """A world whose learner's process is idle once `threads` calls are held (its pool's width)."""
+
+    def __init__(self, threads: int):
+        self.threads, self.rounds = threads, None
+
+    def learner_idle(self):
+        return len(self.rounds.current.held) >= self.threads
+
+    def learner_unanswered(self):
+        return 0
+
+
+def test_a_function_that_waited_out_its_grace_period_waits_it_no_more(monkeypatch):
+    """A pool of two: its first round holds two calls and waits out the grace period. Its code runs
+    two calls at most at once, so its next round settles once two are held and none is on its way
+    (the grace period made a minute: a round that waited it would fail the join), still two
+    together. Another function of the same file has its own first round, with the grace period."""
+    module = load_world("day11").module
+    world = LearnerAtRest(threads=2)
+    world.rounds = module.Rounds(world)
+    monkeypatch.setattr(module, "GRACE", 0.05)
+    first = world.rounds.open(10, enough=5, func="run_calls")
+    run_in_threads(first, workers=2, calls=10)
+    assert first.peak == 2 and first.waited_grace
+    monkeypatch.setattr(module, "GRACE", 60.0)
+    again = world.rounds.open(10, enough=5, func="run_calls")
+    run_in_threads(again, workers=2, calls=10)
+    assert again.peak == 2 and len(again.calls) == 10
+    assert world.rounds.open(10, enough=5, func="screen").enough == 5
+    assert world.rounds.open(10, enough=5, func="run_calls").enough == 2
+
+
 def test_a_call_still_on_its_way_is_waited_for_while_the_learners_process_is_busy():
     """A thread that has not made its call yet, on a machine too busy to run it soon: the process is
     not idle (that thread is running or ready to run), so the round waits for it, past the grace."""

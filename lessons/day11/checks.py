@@ -131,7 +131,7 @@ def sunk(failure: Fail, func: str) -> Fail:
 
 def run_calls(learner, world, calls: list[dict]):
     """Your run_calls on these calls; (the messages, the round they ran in)."""
-    held = world.rounds.open(len(calls), enough=AT_ONCE)
+    held = world.rounds.open(len(calls), enough=AT_ONCE, func="run_calls")
     try:
         messages = learner.call("run_calls", registry_arg(TOOLS), [
             request_arg(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls])
@@ -224,7 +224,7 @@ def test_no_calls(learner, world):
 def run_agent(learner, world, scenario, *max_iter):
     """Your run_agent on a task of scenarios.yaml, in a round of the calls of the model's first
     response; a request the API refused is named in the failure."""
-    world.rounds.open(len(mock_calls(world, scenario)), enough=AT_ONCE)
+    world.rounds.open(len(mock_calls(world, scenario)), enough=AT_ONCE, func="run_agent")
     try:
         run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools), *max_iter)
     except Fail:
@@ -386,7 +386,7 @@ def expected_screen(world, tickers: list[str]) -> list[str]:
 
 def run_screen(learner, world, tickers: list[str]):
     toolbox = ToolBox(world)
-    world.rounds.open(2 * len(tickers), enough=AT_ONCE)
+    world.rounds.open(2 * len(tickers), enough=AT_ONCE, func="screen")
     try:
         got = learner.call("screen", registry_arg(TOOLS), list(tickers), tools=toolbox)
     except Fail as failure:
@@ -456,7 +456,7 @@ def test_screen_outage(learner, world):
 
 @check("4.2", points=1, en="its ten calls run side by side", zh="它的十个调用并排同时运行")
 def test_screen_runs_them_at_once(learner, world):
-    held = world.rounds.open(2 * len(SCREEN), enough=AT_ONCE)
+    held = world.rounds.open(2 * len(SCREEN), enough=AT_ONCE, func="screen")
     toolbox = ToolBox(world)
     try:
         learner.call("screen", registry_arg(TOOLS), list(SCREEN), tools=toolbox)

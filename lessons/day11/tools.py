@@ -97,6 +97,8 @@ class Round:
     that did come. Once `enough` calls are held (what the check asks of the round), it settles as
     soon as none is on its way: a pool narrower than the round but wide enough (asyncio.to_thread's
     default, a handful of threads) waits no grace period for calls that can't come before an answer.
+    Rounds sets `enough` lower for a function whose earlier round waited out its grace period: see
+    Rounds.open.
 
     The held calls end one by one in the order of their waits, each once the answer before it has
     been sent and taken (the learner's process idle again), so the results reach the learner's code
@@ -112,6 +114,7 @@ class Round:
         self.ended = 0  # how many of the held calls have ended
         self.last = time.monotonic()  # when the last call came (at first: when the round opened)
         self.grace = GRACE
+        self.waited_grace = False  # settled short of `enough` once its grace period had passed
 
     @property
     def peak(self) -> int:
@@ -126,7 +129,8 @@ class Round:
             if self.together is not None:  # settled: the calls after the first ones pass at once
                 return
             now = time.monotonic()
-            self.grace = max(self.grace, STRETCH * (now - self.last))
+            if self.held:  # the gaps between the calls that came; not the wait for the first (the agent's model turn)
+                self.grace = max(self.grace, STRETCH * (now - self.last))
             self.last = now
             me = (wait, len(self.calls))
             self.held.append(me)
@@ -137,7 +141,10 @@ class Round:
                 if len(self.held) >= self.enough and self.held[-1] == me:  # enough held: the latest call
                     left = min(left, self.last + LOOK_AGAIN - now)  # looks once no other came for a moment
                 if left <= 0:
-                    if self._all_in() or (grace_left <= 0 and now > self.last + LONGEST):
+                    if self._all_in():
+                        self.waited_grace = grace_left <= 0 and len(self.held) < self.enough
+                        break
+                    if grace_left <= 0 and now > self.last + LONGEST:
                         break
                     left = LOOK_AGAIN  # a thread of it is still running, or ready to: a call may be on its way
                 self.lock.wait(left)
@@ -179,9 +186,22 @@ class Rounds:
     def __init__(self, world):
         self.world = world  # its learner_idle: set by the grader for the learner's run in progress
         self.current: Round | None = None
+        self.func: str | None = None  # the learner's function the current round is for
+        self.most_at_once: dict[str, int] = {}  # the learner's function -> the calls it held together, at most
 
-    def open(self, size: int, enough: int | None = None) -> Round:
-        self.current = Round(size, lambda: self.world.learner_idle(), lambda: self.world.learner_unanswered(), enough)
+    def open(self, size: int, enough: int | None = None, func: str | None = None) -> Round:
+        """A round of `size` calls of the learner's function `func`. Once a round of it waited out
+        its grace period with k calls held, its process idle, its code runs k calls at most at once
+        (a pool of k threads, or one call after another): its later rounds settle as soon as k are
+        held and none is on its way, as one `enough` wide does. A sequential file then waits one
+        grace period, not one per round; the number held, and so every result, is the same."""
+        last = self.current
+        if last is not None and self.func is not None and last.waited_grace:
+            self.most_at_once[self.func] = last.peak
+        if func in self.most_at_once:
+            enough = min(size if enough is None else enough, self.most_at_once[func])
+        self.current, self.func = Round(size, lambda: self.world.learner_idle(),
+                                        lambda: self.world.learner_unanswered(), enough), func
         return self.current
 
     def call(self, tool: str, ticker: str, wait: float) -> None:
