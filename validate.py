@@ -22,6 +22,6 @@ if __name__ == "__main__":
             jail.probe_early()  # grading a lesson: the jail's probe runs while the rest of the kit is imported
         elif sys.argv[1:2] == ["grade"] and is_lesson(2):
             from validator.isolation import forkserver
-            forkserver.warm_early(sys.argv[2])  # grading a class: its warm sandbox starts meanwhile
+            forkserver.warm_early(sys.argv[2], sys.argv)  # grading a class: its warm sandbox starts meanwhile
         from validator.cli import main
         sys.exit(main())

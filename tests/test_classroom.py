@@ -293,6 +293,49 @@ def test_workers_are_added_while_the_cpus_sit_idle_and_grade_the_same(tmp_path, 
         assert (one / name).read_bytes() == (grown / name).read_bytes(), name
 
 
+def test_only_a_student_graded_gets_a_private_copy_of_their_file(tmp_path, monkeypatch):
+    """A student's file is copied into a folder of their own only to be graded: a run again with
+    nothing changed makes no copy (nor folder), one changed file makes one, of the bytes read."""
+    from rich.console import Console
+
+    from validator.instructor import classroom, submissions
+    from validator.lessons import load_lesson
+    staged = []
+
+    def stage(entry):
+        source = entry.source
+        submissions.stage(entry)
+        staged.append((entry.student, entry.path.read_bytes() == source))
+    monkeypatch.setattr(classroom, "stage", stage)
+    subs, out = _class_of(tmp_path / "subs", 3), tmp_path / "out"
+
+    def run():
+        staged.clear()
+        assert classroom.grade_class(load_lesson("day06"), subs, out, 0, 1, "en", Console(file=io.StringIO())) == 0
+        return staged
+    assert run() == [("s00", True), ("s01", True), ("s02", True)]
+    assert run() == []
+    (subs / "s01.py").write_text((CORPUS / "bad_history_reversed.py").read_text(encoding="utf-8"), encoding="utf-8")
+    assert run() == [("s01", True)]
+
+
+def test_a_run_into_gradebooks_with_students_starts_its_sandbox_only_once_it_has_some_to_grade(tmp_path, monkeypatch):
+    """`validate.py grade` starts the run's warm sandbox as it starts (forkserver.warm_early), but
+    not for an --out that holds students already: run again, it may have nobody to grade."""
+    from validator.isolation import forkserver
+    started = []
+    monkeypatch.setattr(forkserver, "available", lambda: True)
+    monkeypatch.setattr(forkserver, "WarmSandbox", lambda preload: started.append(preload) or "a warm sandbox")
+    monkeypatch.setattr(forkserver, "_early", None)
+    monkeypatch.setattr(forkserver.atexit, "register", lambda end: None)
+    (tmp_path / "again" / "students").mkdir(parents=True)
+    forkserver.warm_early("day06", ["validate.py", "grade", "day06", "subs", "--out", str(tmp_path / "again")])
+    forkserver.warm_early("day06", ["validate.py", "grade", "day06", "subs", f"--out={tmp_path / 'again'}"])
+    assert started == [] and forkserver._early is None
+    forkserver.warm_early("day06", ["validate.py", "grade", "day06", "subs", "--out", str(tmp_path / "new")])
+    assert len(started) == 1 and forkserver._early == "a warm sandbox"
+
+
 def test_on_a_terminal_every_worker_is_forked_from_a_run_of_one_thread(tmp_path, monkeypatch):
     """The progress bar is drawn without a thread of its own: a fork of a process with other
     threads may inherit a lock one of them held, and workers are forked throughout the run (one

@@ -50,7 +50,7 @@ from validator.instructor.gradebooks import (
     todo_points,
     write_gradebooks,
 )
-from validator.instructor.submissions import Entry, check_folders, find_submissions
+from validator.instructor.submissions import Entry, check_folders, find_submissions, stage
 from validator.instructor.workers import Workers, lesson_version, submission_key
 from validator.isolation import jail
 from validator.lessons import Lesson, LessonError, say
@@ -176,7 +176,9 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
         kept = _kept(out / "students" / entry.folder, key)
         if kept:
             records[entry.folder] = kept
+            entry.source = None
         else:
+            stage(entry)
             todo.append((entry, key))
     tally.todo = len(todo)
     if todo:

@@ -51,6 +51,7 @@ class Entry:
     shown: str = ""  # the file graded, as SUBMISSIONS names it
     path: Path | None = None  # the private copy graded (staging/FOLDER/day06.py), as the jailed child sees it
     digest: str = ""  # of its bytes, for the key
+    source: bytes | None = None  # its bytes, until the copy is written (stage): only a student graded needs one
     problem: str = ""  # why there is nothing to grade: missing, unreadable, a link, bad zip
     flags: list[str] = field(default_factory=list)  # reasons to look at it: a clash of names, a hard link
     notes: list[str] = field(default_factory=list)  # what was chosen: which of several files
@@ -86,8 +87,9 @@ def holds_more_than_gradebooks(target: Path) -> bool:
 
 def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path,
                      lang: str) -> tuple[list[Entry], list[str]]:
-    """Each student's submission, its file copied into a private folder of its own in `staging`
-    (staging/FOLDER), and the names of the entries that are no submission (ignored). Each entry
+    """Each student's submission, its file read, to be copied into a private folder of its own in
+    `staging` (staging/FOLDER, by stage), and the names of the entries that are no submission
+    (ignored). Each entry
     is one student's: several under one name (bob.py and bob.zip, Ann and ann) are each graded,
     under their file's name, and flagged; two that are one file on disk (hard links) are flagged."""
     found: dict[str, str] = {}  # file name in SUBMISSIONS -> student name
@@ -171,10 +173,9 @@ UNSAFE = re.compile(r"[^\w.@+-]")  # what a name must not hold to be a folder's 
 
 def _entry(item: Path, student: str, folder: str, flags: list[str], submissions: Path, lesson: Lesson,
            private: Path, lang: str) -> Entry:
-    """One student's entry: the file chosen, vetted and read (never through a link), and copied
-    into `private`, a folder of theirs alone."""
+    """One student's entry: the file chosen, vetted and read (never through a link), to be copied
+    into `private`, a folder of theirs alone (a zip's candidates are unpacked there now)."""
     shown = printable_name(item.name)
-    private.mkdir()
     try:
         mode = _vetted(item, shown, lang, entry=True).st_mode
         if stat.S_ISDIR(mode):
@@ -192,9 +193,17 @@ def _entry(item: Path, student: str, folder: str, flags: list[str], submissions:
     except Refused as refusal:
         return Entry(student, folder, shown, problem=str(refusal), flags=flags)
     copy = private / lesson.exercise.name  # kate.PY too: Python imports a file by a .py name only
-    copy.write_bytes(source)
-    return Entry(student, folder, shown, copy, hashlib.sha256(source).hexdigest(), flags=flags,
+    return Entry(student, folder, shown, copy, hashlib.sha256(source).hexdigest(), source, flags=flags,
                  notes=[note] if note else [], inode=(info.st_dev, info.st_ino))
+
+
+def stage(entry: Entry) -> None:
+    """Write the entry's private copy, the bytes read and no others (however the file has changed
+    since). Only for a student to grade: a resumed run's unchanged students cost no folder."""
+    if entry.source is not None:
+        entry.path.parent.mkdir(exist_ok=True)  # a zip's was made as it was unpacked
+        entry.path.write_bytes(entry.source)
+        entry.source = None
 
 
 def _flag_hard_links(entries: list[Entry], lang: str) -> None:

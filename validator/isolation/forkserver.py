@@ -104,13 +104,16 @@ class WarmSandbox:
 _early: WarmSandbox | None = None  # started by warm_early, not yet taken by a run's workers
 
 
-def warm_early(lesson_name: str) -> None:
+def warm_early(lesson_name: str, argv: list[str]) -> None:
     """Start a class run's warm sandbox now: `validate.py grade LESSON` calls this before it
     imports the rest of the kit, whose imports and the run's look at its submissions then hide
     the sandbox's own (from day07 on, openai's), which the first students waited for. The run's
-    workers take it (WarmSandbox.take); a run that grades nobody ends it as it exits."""
+    workers take it (WarmSandbox.take). Not for a run into gradebooks that hold students already
+    (`argv`'s --out): run again, it may have nobody to grade, and a sandbox started for nothing
+    cost a resumed run of 200 unchanged students 0.4 s of its 1.3 s; there the run starts it once
+    it has students to grade."""
     global _early
-    if not available() or _early is not None:
+    if not available() or _early is not None or os.path.isdir(os.path.join(_option(argv, "--out") or "", "students")):
         return
     from validator.lessons import load_lesson
     try:
@@ -119,6 +122,16 @@ def warm_early(lesson_name: str) -> None:
         return
     _early = WarmSandbox(imports_of(lesson.exercise, lesson.solution))
     atexit.register(_end_early)
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    """The value of option `name` in a command line not parsed yet (as `--out X` or `--out=X`)."""
+    for given, following in zip(argv, argv[1:] + [None]):
+        if given == name:
+            return following
+        if given.startswith(name + "="):
+            return given.split("=", 1)[1]
+    return None
 
 
 def _end_early() -> None:
