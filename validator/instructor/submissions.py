@@ -89,9 +89,9 @@ def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path
                      lang: str) -> tuple[list[Entry], list[str]]:
     """Each student's submission, its file read, to be copied into a private folder of its own in
     `staging` (staging/FOLDER, by stage), and the names of the entries that are no submission
-    (ignored). Each entry
-    is one student's: several under one name (bob.py and bob.zip, Ann and ann) are each graded,
-    under their file's name, and flagged; two that are one file on disk (hard links) are flagged."""
+    (ignored). Each entry is one student's: several under one name (bob.py and bob.zip, Ann and
+    ann) are each graded, under their file's name, and flagged; two that are one file on disk
+    (hard links) are flagged."""
     found: dict[str, str] = {}  # file name in SUBMISSIONS -> student name
     ignored = []
     gradebooks = out.resolve()

@@ -113,7 +113,8 @@ def warm_early(lesson_name: str, argv: list[str]) -> None:
     cost a resumed run of 200 unchanged students 0.4 s of its 1.3 s; there the run starts it once
     it has students to grade."""
     global _early
-    if not available() or _early is not None or os.path.isdir(os.path.join(_option(argv, "--out") or "", "students")):
+    out = _option(argv, "--out")
+    if not available() or _early is not None or (out and os.path.isdir(os.path.join(out, "students"))):
         return
     from validator.lessons import load_lesson
     try:
