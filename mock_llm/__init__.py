@@ -24,7 +24,7 @@ _EXPORTS = {
     "scenarios": ("DEFAULT_SEED", "LessonWorld", "Scenario", "ScenarioError", "first_number"),
     "session": ("BadPayload", "BudgetExceeded", "NetworkFault", "Refusal", "Session", "message_text", "question_of"),
     "text_react": ("ACTION", "ACTION_INPUT", "OBSERVATION", "Exchange", "TextReactSession", "answer_text",
-                   "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
+                   "find_observations", "imagined", "names_tool", "read_final", "read_request", "read_steps", "request_text",
                    "same_call", "sees_question", "written_after_request"),
     "tokens": ("count_tokens",),
     "tools": ("calculate",),

@@ -331,7 +331,7 @@ class TextReactSession(Session):
         after = -1  # strict calls: the line of the step read for the call before
         while (call := self.scenario.call(len(observations))) is not None:
             tool_input = self.scenario.render(call.input, observations)
-            if call.strict and not _names(prompt, call.tool):  # it cannot ask for a tool it was not shown
+            if call.strict and not names_tool(prompt, call.tool):  # it cannot ask for a tool it was not shown
                 final = self._imagined_answer(observations)
                 return answer_text("I have no tool for this, so I will answer from what I know.",
                                    final if final is not None else "I cannot tell without a tool.")
@@ -367,7 +367,7 @@ class TextReactSession(Session):
                 self.issued.append((call.misspelt, tool_input))
                 return request_text(thought, call.misspelt, tool_input) + self._written_on(
                     call, tool_input, observations)
-            if not _names(told[0], call.tool):  # the error does not say which tools there are
+            if not names_tool(told[0], call.tool):  # the error does not say which tools there are
                 return answer_text(f"There is no tool named {call.misspelt}, and I do not know another name.",
                                    f"I could not run the tool I needed: {told[0]}")
             thought = f"There is no tool named {call.misspelt}; the tools listed include {call.tool}."
@@ -463,6 +463,8 @@ def _squash(text: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _names(prompt: str, tool: str) -> bool:
-    """Whether the prompt names the tool (as a word, any case): a model asks only for tools it sees."""
-    return re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", prompt, re.IGNORECASE) is not None
+def names_tool(text: str, tool: str) -> bool:
+    """Whether the text names the tool (as a word, any case): a model asks only for tools it sees.
+    A word of ASCII letters, digits and _, as a tool's name is: Chinese text puts no space around
+    it (可用工具有get_weather), and Python's Unicode \\w takes Chinese characters for letters."""
+    return re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", text, re.IGNORECASE | re.ASCII) is not None

@@ -210,7 +210,10 @@ def test_an_objects_address_in_a_message_does_not_change_the_report():
     "unknown tool 'calculator'", "Error: there is no 'calculator' tool. Pick add or multiply instead.",
     "Error: I don't have a tool called 'calculator'.", "no such tool: calculator; use one of add, multiply",
     "calculator is not one of the tools", "Can't find a tool named calculator", "calculator isn't registered",
-    "Tool calculator not found. Available tools: add, multiply", "没有 calculator 这个工具", "找不到工具 calculator"])
+    "Tool calculator not found. Available tools: add, multiply", "没有 calculator 这个工具", "找不到工具 calculator",
+    "calculator is not recognized", "calculator is not a registered tool", "calculator isn't a tool I have",
+    "there isn't any tool named calculator", "unsupported tool: calculator", "nonexistent tool: calculator",
+    "calculator is not an existing tool", "No function called calculator is defined"])
 def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
     """Correct code words its error for a missing tool as its author likes: each of these says so."""
     from validator.checking import UNKNOWN_TOOL

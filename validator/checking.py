@@ -30,6 +30,7 @@ from mock_llm import (
     first_number,
     imagined,
     message_text,
+    names_tool,
     read_final,
     read_request,
     read_steps,
@@ -54,7 +55,7 @@ __all__ = [
     "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it
     "calculate", "first_number", "ACTION", "ACTION_INPUT", "OBSERVATION", "answer_text",
-    "find_observations", "imagined", "read_final", "read_request", "read_steps", "request_text",
+    "find_observations", "imagined", "names_tool", "read_final", "read_request", "read_steps", "request_text",
     "sees_question", "written_after_request",
     # readers of what the learner's loop sent: messages lists, and Chat Completions requests
     "content_text", "tool_call_text", "request_messages", "chat_text",
@@ -421,12 +422,14 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 
 
 # What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
-# "no such tool", "there is no 'x' tool", "I don't have a tool called x", "not found", "does not
-# exist", "use one of …", "available tools: …", 未知工具 …); "calculator failed: 'NoneType' object
+# "no such tool", "there is no 'x' tool", "there isn't any tool named x", "I don't have a tool called
+# x", "not a registered tool", "not recognized", "unsupported", "not found", "does not exist", "use
+# one of …", "available tools: …", 未知工具 …); "calculator failed: 'NoneType' object
 # is not callable" (the lookup's None called) or "failed: 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
-    r"unknown|unrecogni[sz]ed|not found|no such|\bno\s+(?:[\w'\"“”‘’`-]+\s+)?tool|there(?: is|'s) no|"
-    r"not (?:a|an)(?: valid| known)? tool|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
+    r"unknown|unrecogni[sz]ed|not (?:a |an )?recogni[sz]ed|not found|no such|unsupported|non-?existent|"
+    r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
+    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?tool|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
     r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid tool|"
     r"tools(?: are)?\s*:|choose from|未知|不存在|没有|找不到|无此|不支持", re.IGNORECASE)
 

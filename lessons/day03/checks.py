@@ -641,6 +641,18 @@ def test_refuses_attributes(learner, world):
         expect_refused(learner, expression)
 
 
+@check("1.5", points=1, en="refuses what the allow-list leaves out: // % ^, comparisons, True",
+       zh="拒绝允许清单以外的：// % ^、比较、True")
+def test_refuses_other_operators(learner, world):
+    a = values(world)["a"]
+    for expression in (f"{a} // 2", f"{a} % 3", f"{a} ^ 2", f"{a} < 5", "True + 1"):
+        got, failure = call_or_raised(learner, "calculator", expression)
+        if failure is None and not (isinstance(got, str) and ERROR_WORDS.search(got)):
+            raise Fail("operator_accepted", expression=expression,
+                       got=shown(got) if not isinstance(got, str) else repr(got))
+        judge_refusal(learner, expression, got, failure)
+
+
 # A calculator that works out a power's size first refuses at once; one that computes it never
 # ends. A second tells them apart with room to spare (((9 ** 99) ** 99) ** 99, 930,000 digits,
 # takes a quarter of one), so a file that computes on costs its hang one second, not the lesson's three.
@@ -677,7 +689,7 @@ def test_division_by_zero(learner, world):
     expect(kind != "ZeroDivisionError", "zero_escaped", detail=failure.detail, expression=expression)
     expect(kind == "ValueError", "refusal_not_valueerror", detail=failure.detail, expression=expression,
            type=kind, message=message)
-    expect(re.search(r"zero|by 0|零|除以 ?0", message, re.IGNORECASE), "zero_unclear", expression=expression,
+    expect(re.search(r"zero|by 0|divisor|零|除以 ?0|除数", message, re.IGNORECASE), "zero_unclear", expression=expression,
            message=message)
 
 

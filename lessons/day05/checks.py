@@ -9,7 +9,8 @@ import random
 import re
 
 from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_format_explained,
-                                expect_own_fallback, first_number, glued_on, imagined, learner_object, read_final,
+                                expect_own_fallback, first_number, glued_on, imagined, learner_object, names_tool,
+                                read_final,
                                 read_request, read_steps, request_text, sees_question, shown, tools_arg,
                                 written_after_request)
 
@@ -228,17 +229,13 @@ def run_agent(learner, world, scenario, *max_steps):
     return learner.run_agent("react_agent", scenario, tools, *max_steps)
 
 
-def names(prompt: str, tool: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(tool)}(?!\w)", prompt, re.IGNORECASE) is not None
-
-
 def explain(run, real: str = ""):
     """Fail with the first mistake the transcript shows, if it shows one."""
     for number, exchange in enumerate(run.exchanges, start=1):
         expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
                question=run.scenario.question)
         for tool in run.scenario.tools:
-            expect(names(exchange.prompt, tool), "tool_not_in_prompt", round=number, tool=tool,
+            expect(names_tool(exchange.prompt, tool), "tool_not_in_prompt", round=number, tool=tool,
                    reply=exchange.reply)
     for number, exchange in enumerate(run.exchanges[:-1], start=1):  # a request that never ran
         request = read_request(exchange.reply)

@@ -11,8 +11,9 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
-                                find_observations, first_number, learner_object, read_final, read_request,
-                                request_messages, request_text, shown, tool_arg, tools_arg, written_after_request)
+                                find_observations, first_number, learner_object, names_tool, read_final,
+                                read_request, request_messages, request_text, shown, tool_arg, tools_arg,
+                                written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 BEIJING = timezone(timedelta(hours=8))
@@ -41,7 +42,7 @@ def test_runs_the_tool(learner, world):
 def test_unknown_tool_lists_real_ones(learner, world):
     for wrong in ("get_wether", "calculator"):
         got, _ = run_execute_tool(learner, world, wrong, "北京")
-        ok = wrong in got and all(re.search(rf"(?<!\w){name}(?!\w)", got) for name in GIVEN_TOOLS)
+        ok = wrong in got and all(names_tool(got, name) for name in GIVEN_TOOLS)
         expect(ok, "unknown_not_listed", action=wrong, got=got, names=", ".join(GIVEN_TOOLS))
 
 
@@ -323,7 +324,7 @@ def explain_misspelt(run):
     for index, exchange in enumerate(run.exchanges[:-1]):
         if read_request(reply(exchange)) == (call.misspelt, given):
             told = find_observations(prompt(run.exchanges[index + 1]), call.misspelt, given)
-            if told and not re.search(rf"(?<!\w){call.tool}(?!\w)", told[-1]):
+            if told and not names_tool(told[-1], call.tool):
                 raise Fail("misspelt_not_listed", wrong=call.misspelt, observation=told[-1], right=call.tool)
 
 
