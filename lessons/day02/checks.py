@@ -150,7 +150,10 @@ def test_refuses_prose_only(learner, world):
 @check("1.2", points=1, en="JSON that is not a decision raises ValueError", zh="不是决策的 JSON 抛出 ValueError")
 def test_refuses_other_json(learner, world):
     v = numbers(world, "arithmetic")
-    expect_refused(learner, json.dumps({"result": v["a"] * v["b"], "unit": "none"}), key="parse_accepted_other")
+    for other in ({"result": v["a"] * v["b"], "unit": "none"},  # no "type" at all
+                  {"type": "tool"},  # a call of no tool, with nothing to pass it
+                  {"type": "final"}):  # an answer with nothing in it
+        expect_refused(learner, json.dumps(other), key="parse_accepted_other")
 
 
 # ---------------------------------------------------------------- TODO 1.3 correction_messages

@@ -48,8 +48,9 @@ def test_tool_parameters(learner):
     ticker = (parameters.get("properties") or {}).get("ticker")
     expect(isinstance(ticker, dict) and ticker.get("type") == "string", "schema_wrong",
            problem='"properties" needs "ticker": {"type": "string", …}', got=tool)
-    expect("ticker" in (parameters.get("required") or []), "schema_wrong",
-           problem='"required" must list "ticker"', got=tool)
+    required = parameters.get("required")
+    expect(isinstance(required, list) and "ticker" in required, "schema_wrong",
+           problem='"required" must be a list that holds "ticker"', got=tool)
 
 
 # ---------------------------------------------------------------- TODO 1.2 execute_tool

@@ -52,7 +52,8 @@ def test_tool_failure_is_an_observation(learner, world):
     nowhere = world.scenarios["unknown_city"].values["nowhere"]
     a = world.scenarios["misspelt"].values["a"]
     for action, given, error in (("get_weather", nowhere, f"no weather data for {nowhere}"),
-                                 ("calculate", f"{a} / 0", "division by zero")):
+                                 ("calculate", f"{a} / 0", "division by zero"),  # ZeroDivisionError
+                                 ("calculate", f"abs(-{a})", "not arithmetic")):  # ValueError
         got, _ = run_execute_tool(learner, world, action, given)
         expect(error in got, "error_lost", action=action, given=given, got=got, error=error)
 

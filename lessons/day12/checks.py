@@ -322,11 +322,12 @@ def expect_refused(learner, world, variable: str, setting, not_named: str, accep
     raise Fail(accepted, variable=variable, got=shown(got), **params)
 
 
-@check("1.1", points=1, en="a missing key or model: ConfigError naming the variable",
-       zh="缺少 key 或模型名：抛出 ConfigError，并指出是哪个变量")
+@check("1.1", points=1, en="a missing or empty key or model: ConfigError naming the variable",
+       zh="缺少或为空的 key 或模型名：抛出 ConfigError，并指出是哪个变量")
 def test_config_missing(learner, world):
     for variable in ("OPENAI_API_KEY", "OPENAI_MODEL"):
         expect_refused(learner, world, variable, None, "missing_not_named", "missing_accepted")
+        expect_refused(learner, world, variable, "", "empty_not_named", "empty_accepted")  # `export X=` sets it empty
 
 
 @check("1.1", points=1, en="optional: a fallback server, with its own key",

@@ -1,6 +1,6 @@
 # expect-lose: 1.1
 # expect-keep: 1.2 2.1 3.1 4.1
-# expect-message: "required" must list "ticker"
+# expect-message: "required" must be a list that holds "ticker"
 # why: The parameters schema lists the ticker property but has no "required" list, so the model may
 # why: call get_quote without a ticker.
 """Day 07 — native function calling: the model's own `tool_calls` instead of a text protocol.
