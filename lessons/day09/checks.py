@@ -52,6 +52,18 @@ def fail_tools_not_used(learner):
     raise Fail("tool_impl_not_kept")
 
 
+def ignores_max_messages(learner) -> bool:
+    """Whether ChatSession.__init__, as the source shows it, takes max_messages and never uses it
+    (self.max_messages = MAX_MESSAGES): a session made with max_messages=6 trims to the default."""
+    tree = learner.syntax_tree()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "ChatSession") if tree else ():
+        for init in (m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == "__init__"):
+            params = [a.arg for a in init.args.posonlyargs + init.args.args + init.args.kwonlyargs]
+            used = {n.id for n in ast.walk(init) if isinstance(n, ast.Name)}
+            return "max_messages" in params and "max_messages" not in used
+    return False
+
+
 def kept_argument(init: ast.FunctionDef) -> str | None:
     """The attribute __init__ keeps its first argument in (self.tool_impl = tool_impl), if any."""
     params = init.args.posonlyargs + init.args.args
@@ -126,9 +138,20 @@ def test_first_request(learner, world):
 def test_keeps_tool_impl(learner, world):
     try:
         run_conversation(learner, world, "there", questions=[])
-    except Fail as failure:
-        if failure.key != "tool_impl_not_used":  # kept, but ask runs other tools: 3.1's checks say so
+    except Fail as failure:  # anything else went wrong in ask (3.1's checks say what), or in __init__
+        if failure.key == "tool_impl_not_kept":  # (the first request's check says so)
             raise
+
+
+@check("1.1", points=1, en="keeps the max_messages it is given: ChatSession(max_messages=6) trims to 6",
+       zh="保存传入的 max_messages：ChatSession(max_messages=6) 裁剪到 6 条")
+def test_keeps_max_messages(learner, world):
+    try:
+        run = run_conversation(learner, world, "trip", max_messages=6)
+    except Fail:  # ask's failure, which 3.1's checks say
+        return
+    too_long = any(len(request_messages(exchange)) > 6 for exchange in run.exchanges)
+    expect(not (too_long and ignores_max_messages(learner)), "max_messages_not_kept")
 
 
 @check("1.1", points=1, en="a fresh session does not see the conversation before it",
@@ -356,6 +379,7 @@ def test_long_conversation(learner, world):
         if len(messages) > 6:
             kept = trimmed_length(learner, messages, 6)  # too long from trim_history itself? Then say so.
             expect(kept <= 6, "request_too_long_trimmed", request=number, count=len(messages), max=6, got=kept)
+            expect(not ignores_max_messages(learner), "max_messages_not_kept")
             raise Fail("request_too_long", request=number, count=len(messages), max=6)
         expect(messages and messages[0].get("role") == "system", "request_no_system", request=number,
                roles=roles(messages))
