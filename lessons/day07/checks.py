@@ -335,6 +335,25 @@ def expect_error_result_sent(run, error):
             raise Fail("error_result_lost", output=json.dumps(failed[0].output), content=sent[-1])
 
 
+@check("4.1", points=1, en="each tool message holds execute_tool's JSON text of the result",
+       zh="每条 tool 消息里都是 execute_tool 给出的结果 JSON 文本")
+def test_results_sent_as_json(learner, world):
+    run = run_agent(learner, world, "one_quote")
+    outputs = [call.output for call in run.tool_calls]
+    later = [e for e in run.exchanges if e.status == 200 and e.request.get("messages")]
+    for message in later[-1].request["messages"] if outputs and len(later) > 1 else []:
+        if isinstance(message, dict) and message.get("role") == "tool" and isinstance(message.get("content"), str):
+            try:
+                parse_json(message["content"])
+            except ValueError:
+                stock = run.scenario.values["stock"]
+                try:  # the file's execute_tool gives JSON (else 1.2's checks say so): the loop sent something else
+                    run_execute_tool(learner, world, "get_quote", json.dumps({"ticker": stock}))
+                except Fail:
+                    return
+                raise Fail("result_not_json", content=message["content"], output=json.dumps(outputs[0])) from None
+
+
 @check("4.1", points=1, en="two calls in one response: both run, each result paired by its id",
        zh="一次响应里两个调用：都执行，结果按 id 配对")
 def test_parallel_calls(learner, world):
