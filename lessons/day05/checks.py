@@ -287,6 +287,9 @@ def explain(run, real: str = ""):
         raise Fail("history_not_fed_back", calls=repeats)
 
 
+RAW_REPLY = re.compile(r"Final Answer\s*[:：]|^\s*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)
+
+
 def expect_answer(run, expected: str, real: str):
     if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
         return
@@ -301,7 +304,10 @@ def expect_answer(run, expected: str, real: str):
 def test_calculator_task(learner, world):
     v = world.scenarios["calculator"].values
     result = calculate(f"{v['a']} + {v['b']} * {v['c']}")
-    expect_answer(run_agent(learner, world, "calculator"), result, result)
+    run = run_agent(learner, world, "calculator")
+    expect_answer(run, result, result)
+    final = read_final(run.exchanges[-1].reply)  # the answer is what follows the label, not the reply
+    expect(not RAW_REPLY.search(run.answer), "raw_reply", got=run.answer, expected=final)
 
 
 @check("3.1", points=1, en="the run question: the real weather, not made-up sunshine",
