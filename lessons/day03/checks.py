@@ -64,7 +64,7 @@ def parsed(learner, doc):
     ok = (isinstance(got, (tuple, list)) and len(got) == 2 and isinstance(got[0], str)
           and isinstance(got[1], dict) and all(isinstance(v, str) for v in got[1].values()))
     expect(ok, "docstring_not_a_pair", got=shown(got))
-    return squashed(got[0]), {squashed(k): squashed(v) for k, v in got[1].items()}, got
+    return squashed(got[0]), {k: squashed(v) for k, v in got[1].items()}, got  # a name is looked up as it is
 
 
 def expected_pair(case: dict) -> str:
