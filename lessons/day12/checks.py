@@ -686,6 +686,13 @@ def on_fallback_server(learner, world, scenario, model, unused="fallback_server_
     return run, urls.index(chat_url(e["fallback_base_url"])), failure
 
 
+def expect_attempts_before_switch(run, switch: int, expected: int):
+    """The primary got `expected` requests before the switch (its replies, then config.max_attempts
+    = 2 failed attempts): more or fewer is the retry count's mistake, not the switch's."""
+    expect(switch == expected, "attempts_before_switch", got=switch, expected=expected,
+           answers=", ".join(answer_of(x) for x in run.exchanges[:switch]))
+
+
 def expect_fallback_key(learner, world, run, switch: int, expected: str, source: str):
     """Every request to the fallback server carries its key: config.fallback_api_key, or, with none
     configured, the same key. A make_client that sends a key of its own to the primary too ignores
@@ -742,6 +749,7 @@ def test_fallback_server_down_too(learner, world):
            message=failure.params["message"])
     expected = 2 + 1 + 2  # the primary's two attempts, the fallback's reply, its two failed attempts
     expect_no_sdk_retries(run)  # the SDK's own retries add requests the loop did not send
+    expect_attempts_before_switch(run, switch, 2)
     expect(len(run.exchanges) == expected, "fallback_asked_again", expected=expected, got=len(run.exchanges),
            answers=", ".join(answer_of(x) for x in run.exchanges))
 
@@ -760,9 +768,10 @@ def test_fallback_server_same_model(learner, world):
        "switch, then ModelUnavailable reaches the caller",
        zh="只有备用服务器、没有备用模型：它回复一次后也宕机；只切换一次，然后 ModelUnavailable 交给调用方")
 def test_fallback_server_alone_down_too(learner, world):
-    run, _, failure = on_fallback_server(learner, world, "fahrenheit", failing(world, "ok,500*"))  # on each server
+    run, switch, failure = on_fallback_server(learner, world, "fahrenheit", failing(world, "ok,500*"))  # on each server
     expected = 2 * (1 + 2)  # on each server: a reply, then its two failed attempts
     expect_no_sdk_retries(run)  # the SDK's own retries add requests the loop did not send
+    expect_attempts_before_switch(run, switch, 1 + 2)
     expect(len(run.exchanges) == expected, "fallback_server_asked_again", expected=expected,
            got=len(run.exchanges), answers=", ".join(answer_of(x) for x in run.exchanges))
     expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
