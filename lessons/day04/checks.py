@@ -188,7 +188,8 @@ def expect_fields(learner, reply: str, key: str = "fields_wrong"):
         if isinstance(split, Fail):
             break
         right = split is None if wanted is None else (
-            isinstance(split, (tuple, list)) and len(split) == 2 and tuple(split)[0] == wanted[0])
+            isinstance(split, (tuple, list)) and len(split) == 2 and tuple(split)[0] == wanted[0]
+            and norm(tuple(split)[1]) == norm(wanted[1]))  # the value too: "3 + 5  2" is not "3 + 5 * 2"
         if not right:
             raise Fail("because_split_label", line=line, got=shown(split), expected=shown_pair(wanted))
     raise Fail(key, got=shown(got), reply=reply, expected=shown(expected))
@@ -323,6 +324,10 @@ def expect_parsed(learner, reply: str, want: dict, key: str = "parse_wrong"):
     except Fail as failure:
         if failure.key != "crashed":
             raise
+        labels = [label for label, _ in reference_fields(reply)]  # format_error let a broken reply through?
+        verdict = call_quietly(learner, "format_error", labels)
+        if not isinstance(verdict, Fail) and is_message(verdict) != want["error"]:
+            raise Fail("because_format_error", labels=labels, got=shown(verdict), reply=reply) from None
         raise Fail("parse_raised", detail=failure.detail, type=failure.params.get("type", ""),
                    message=failure.params.get("message", ""), reply=reply) from None
     expect(isinstance(got, Record) and got.type == "ParsedReply", "not_a_parsed_reply", got=shown(got))
