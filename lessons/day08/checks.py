@@ -268,6 +268,17 @@ def explain_transcript(learner, run):
     for number, exchange in enumerate(exchanges, start=1):
         users = " ".join(chat_text(m) for m in request_messages(exchange) if m.get("role") == "user")
         expect(run.scenario.question in users, "question_missing", request=number, question=run.scenario.question)
+    for number, exchange in enumerate(exchanges[:-1], start=1):  # each request it acted on goes back
+        asked = read_request(reply(exchange))
+        if asked and not re.search(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", prompt(exchanges[number]),
+                                   re.IGNORECASE):
+            raise Fail("reply_not_kept", request=number + 1, tool=asked[0], input=asked[1])
+    for call in (c for c in run.tool_calls if not c.failed):  # its result went back, but not as an Observation
+        output = str(call.output).strip()
+        later = [prompt(e) for e in exchanges[call.round:]]
+        labelled = re.compile(r"Observation\s*\**\s*[:：][^\n]*" + re.escape(output[:40]), re.IGNORECASE)
+        if output and any(output in p for p in later) and not any(labelled.search(p) for p in later):
+            raise Fail("observation_unlabelled", tool=call.name, output=output)
     outputs = [str(c.output) for c in run.tool_calls]
     for index, exchange in enumerate(exchanges[:-1]):  # what it made up after a request, sent back later
         for line in written_after_request(reply(exchange)).splitlines():
