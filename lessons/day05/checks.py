@@ -275,6 +275,12 @@ def explain(run, real: str = ""):
         # The step did reach the prompt. One round late, when a prompt came again unchanged after a tool
         # ran (built before the step was kept); else out of order.
         prompts = [e.prompt for e in run.exchanges]
+        for n in range(1, len(prompts)):  # a step a prompt showed, gone from the next: the list was replaced
+            kept = read_steps(prompts[n])
+            lost = next((s for s in read_steps(prompts[n - 1]) if s.observation and not any(
+                k.is_call(s.tool, s.tool_input) and k.observation == s.observation for k in kept)), None)
+            if lost:
+                raise Fail("steps_dropped", tool=lost.tool, input=lost.tool_input, round=n + 1, previous=n)
         again = [n for n in range(1, len(prompts))
                  if prompts[n] == prompts[n - 1] and any(c.round == n for c in run.tool_calls)]
         if done and again:
