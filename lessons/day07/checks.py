@@ -97,6 +97,8 @@ def test_runs_the_tool(learner, world):
         if positional(call.input):  # parsed, but passed by position
             raise Fail("not_keywords", arguments=arguments, given=", ".join(map(repr, positional(call.input))))
         expect(call.input == {"ticker": stock}, "tool_args_not_parsed", given=call.input)
+    if isinstance(result, dict) and repr({"ticker": stock}) in str(result.get("error")):  # func(arguments)
+        raise Fail("dict_passed_whole", arguments=arguments, got=shown(result))
     expected = world.tools["get_quote"](stock)
     expect(calls and result == expected, "tool_json_wrong", name="get_quote", arguments=arguments,
            got=shown(result), expected=expected)
