@@ -213,7 +213,8 @@ def test_an_objects_address_in_a_message_does_not_change_the_report():
     "Tool calculator not found. Available tools: add, multiply", "没有 calculator 这个工具", "找不到工具 calculator",
     "calculator is not recognized", "calculator is not a registered tool", "calculator isn't a tool I have",
     "there isn't any tool named calculator", "unsupported tool: calculator", "nonexistent tool: calculator",
-    "calculator is not an existing tool", "No function called calculator is defined"])
+    "calculator is not an existing tool", "No function called calculator is defined",
+    "Error: calculator is missing from the registry", "tool 'calculator' is not defined"])
 def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
     """Correct code words its error for a missing tool as its author likes: each of these says so."""
     from validator.checking import UNKNOWN_TOOL
@@ -223,7 +224,7 @@ def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
 @pytest.mark.parametrize("error", [
     "Error: calculator failed: 'NoneType' object is not callable", "Error: calculator failed: 'calculator'",
     "KeyError: 'calculator'", "calculator() got an unexpected keyword argument 'a'",
-    "name 'calculator' is not defined"])
+    "name 'calculator' is not defined", "Error: calculator failed: calculator() missing 1 required positional argument: 'b'"])
 def test_the_error_of_a_missing_tool_called_anyway_is_not_taken_for_one(error):
     """What a lookup that never checked gives (None called, a KeyError's message): a failure of a
     tool that ran, as far as the model can tell."""

@@ -411,11 +411,19 @@ def test_calculate_arithmetic(expression, result):
 
 @pytest.mark.parametrize("expression", [
     "__import__('os')", "open('x')", "x", "(1).__class__", "().__class__.__bases__", "2 ** 10000",
-    "'a' * 3", "[1, 2]", "1 if 1 else 2", "lambda: 1", "True + 1", "1 / 0", "", "import os",
+    "'a' * 3", "[1, 2]", "1 if 1 else 2", "lambda: 1", "True + 1", "", "import os",
     "print(1)", "3 +",
 ])
 def test_calculate_rejects_anything_but_arithmetic(expression):
     with pytest.raises(ValueError):
+        calculate(expression)
+
+
+@pytest.mark.parametrize("expression", ["1 / 0", "2.5 / (3 - 3)", "7 // 0", "7 % 0"])
+def test_calculate_divides_by_zero_as_the_lessons_calculators_do(expression):
+    """ZeroDivisionError, with Python's words: a learner's `except ZeroDivisionError` for the
+    lesson's own calculator meets the same in the grader."""
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
         calculate(expression)
 
 

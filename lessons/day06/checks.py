@@ -234,8 +234,8 @@ def colon_missing(line: str, label: str) -> dict | None:
     if LABELS[label].match(line):
         return None
     pattern = label.replace(" ", "[ _]?")
-    match = re.match(rf"^[\s>*#\-\d.)]*{pattern}(?:\s*\d+)?[\s*]*(.?)", line, re.IGNORECASE)
-    if not match or (label == "Action" and re.match(r"^[\s>*#\-\d.)]*Action[ _]?Input", line, re.I)):
+    match = re.match(rf"^[\s>*#\-+•\d.)]*{pattern}(?:\s*\d+)?[\s*]*(.?)", line, re.IGNORECASE)
+    if not match or (label == "Action" and re.match(r"^[\s>*#\-+•\d.)]*Action[ _]?Input", line, re.I)):
         return None
     found = match.group(1)
     return {"found": repr(found) if found else "nothing",
