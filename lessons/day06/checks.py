@@ -368,8 +368,10 @@ def writes_readably(learner, run, tool: str, given: str) -> bool:
     output = next((c.output for c in run.tool_calls if c.name == tool and str(c.input).strip() == given),
                   f"the result of {tool}")  # (a tool the grader has not got: any result will do)
     step = {"thought": f"I need {tool}.", "action": tool, "action_input": given, "observation": output}
+    other = "Weather" if tool == "Calculator" else "Calculator"  # a step after it: all steps, not the last
+    later = {"thought": f"I need {other} too.", "action": other, "action_input": "1 + 1", "observation": "2"}
     question = run.scenario.question
-    return bool(new_reads(build_prompt(learner, learner.world, question, [step]),
+    return bool(new_reads(build_prompt(learner, learner.world, question, [step, later]),
                           build_prompt(learner, learner.world, question, []), step))
 
 
