@@ -364,6 +364,9 @@ class Learner:
         report says it once."""
         self.printed = outcome.stdout
         if outcome.unawaited or isinstance(outcome.value, Unawaited):
+            error = outcome.error or {}
+            if "running event loop" in str(error.get("message", "")):  # asyncio.run(llm_call(…)) in async code
+                raise Fail("unawaited_nested_run", func=func, detail=error.get("traceback", ""))
             raise Fail("unawaited", func=func)
         if outcome.problem:
             error = outcome.error or {}
