@@ -1,6 +1,6 @@
 # expect-lose: 1.3
 # expect-keep: 1.1 1.2 1.4 1.5
-# expect-message: no tool ran, so it is not a tool message
+# expect-message: not a tool message, since no tool ran
 # why: The error goes back as a tool message, though no tool ran; the model copes, but a real
 # why: API rejects a tool message that answers no tool call.
 """Day 02 — decisions as JSON text."""
