@@ -1,6 +1,6 @@
 # expect-lose: 1.3 4.1
 # expect-keep: 1.2 2.1 3.1
-# expect-message: don't compute the result yourself
+# expect-message: not a result you compute yourself
 # why: execute_tool computes Calculator results with eval() instead of calling the tool's func.
 """Day 06 — a ReAct agent by hand, text protocol.
 
