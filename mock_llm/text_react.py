@@ -62,9 +62,9 @@ from .scenarios import Scenario
 from .session import BadPayload, Session, message_text
 
 # A line such as "Action: Calculator", also "- Action：Calculator", "+ Action: …", "• Action: …",
-# "**Action:** Calculator" or "Action 2: Calculator". Before the colon no two repeats can match the same character, so a line of
-# spaces that is no key fails in one pass, instead of trying every way to share the spaces out (a
-# learner's prompt could make that take hours). Possessive repeats (*+) would say the same, but
+# "**Action:** Calculator" or "Action 2: Calculator". Before the colon no two repeats can match the
+# same character, so a line of spaces that is no key fails in one pass, instead of trying every way
+# to share the spaces out (a learner's prompt could make that take hours). Possessive repeats (*+) would say the same, but
 # need Python 3.11.
 _KEY = r"^[\s>*#\-+•\d.)]*{}\s*(?:\d+\s*)?(?:\*+\s*)?[:：]\s*\**\s*(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)

@@ -427,8 +427,9 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
 # "no such tool", "there is no 'x' tool", "there isn't any tool named x", "I don't have a tool called
 # x", "not a registered tool", "not recognized", "unsupported", "is missing", "tool x is not
-# defined", "not found", "does not exist", "use one of …", "available tools: …", 未知工具 …); "calculator failed: 'NoneType' object
-# is not callable" (the lookup's None called) or "failed: 'calculator'" (a KeyError's) says none.
+# defined", "not found", "does not exist", "use one of …", "available tools: …", 未知工具 …);
+# "calculator failed: 'NoneType' object is not callable" (the lookup's None called) or "failed:
+# 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
     r"unknown|unrecogni[sz]ed|not (?:a |an )?recogni[sz]ed|not found|no such|unsupported|non-?existent|"
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"

@@ -386,9 +386,9 @@ def test_falsy_is_given(learner, world):
     for fn in world.functions:
         arguments = {p["name"]: FALSY[p["type"]] for p in fn["params"] if not p["optional"]}
         got = problems(learner, fn["parameters"], arguments)
-        said = [name for name in arguments if named(got, name)]
-        expect(not said, "falsy_taken_for_missing", name=said[0] if said else "", value=as_json(arguments.get(
-            said[0]) if said else None), arguments=as_json(arguments), got=shown(got))
+        for name in (name for name in arguments if named(got, name)):
+            raise Fail("falsy_taken_for_missing", name=name, value=as_json(arguments[name]),
+                       arguments=as_json(arguments), got=shown(got))
 
 
 @check("1.3", points=1, en="an unknown argument: a problem that names it", zh="多出不认识的参数：问题里点出它的名字")

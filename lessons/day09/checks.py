@@ -41,9 +41,7 @@ def run_conversation(learner, world, scenario, questions=None, **options):
 def fail_tools_not_used(learner):
     """Which method lost the given tools, if the source shows it: __init__ keeps its argument, and
     another method runs the module's TOOL_IMPL (ask's mistake); else __init__'s."""
-    tree = learner.syntax_tree()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "ChatSession") if tree else ():
-        methods = [item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for methods in session_methods(learner):
         init = next((m for m in methods if m.name == "__init__"), None)
         kept = kept_argument(init) if init else None
         for method in methods if kept else ():
@@ -52,12 +50,18 @@ def fail_tools_not_used(learner):
     raise Fail("tool_impl_not_kept")
 
 
+def session_methods(learner) -> list[list]:
+    """The methods of each ChatSession class in the learner's source ([] when it does not parse)."""
+    tree = learner.syntax_tree()
+    return [[item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for cls in (ast.walk(tree) if tree else ()) if isinstance(cls, ast.ClassDef) and cls.name == "ChatSession"]
+
+
 def ignores_max_messages(learner) -> bool:
     """Whether ChatSession.__init__, as the source shows it, takes max_messages and never uses it
     (self.max_messages = MAX_MESSAGES): a session made with max_messages=6 trims to the default."""
-    tree = learner.syntax_tree()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "ChatSession") if tree else ():
-        for init in (m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == "__init__"):
+    for methods in session_methods(learner):
+        for init in (m for m in methods if m.name == "__init__"):
             params = [a.arg for a in init.args.posonlyargs + init.args.args + init.args.kwonlyargs]
             used = {n.id for n in ast.walk(init) if isinstance(n, ast.Name)}
             return "max_messages" in params and "max_messages" not in used
