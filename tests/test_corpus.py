@@ -214,7 +214,10 @@ def test_an_objects_address_in_a_message_does_not_change_the_report():
     "calculator is not recognized", "calculator is not a registered tool", "calculator isn't a tool I have",
     "there isn't any tool named calculator", "unsupported tool: calculator", "nonexistent tool: calculator",
     "calculator is not an existing tool", "No function called calculator is defined",
-    "Error: calculator is missing from the registry", "tool 'calculator' is not defined"])
+    "Error: calculator is missing from the registry", "tool 'calculator' is not defined",
+    "错误：工具 'calculator' 未注册", "Error: tool 'calculator' is undefined. Try add or multiply.",
+    "错误：calculator 不是可用的工具（可用：add、multiply）", "unregistered tool: calculator", "calculator 未定义",
+    "无效的工具：calculator", "the registry has no calculator"])
 def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
     """Correct code words its error for a missing tool as its author likes: each of these says so."""
     from validator.checking import UNKNOWN_TOOL
@@ -224,7 +227,8 @@ def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
 @pytest.mark.parametrize("error", [
     "Error: calculator failed: 'NoneType' object is not callable", "Error: calculator failed: 'calculator'",
     "KeyError: 'calculator'", "calculator() got an unexpected keyword argument 'a'",
-    "name 'calculator' is not defined", "Error: calculator failed: calculator() missing 1 required positional argument: 'b'"])
+    "name 'calculator' is not defined", "Error: calculator failed: calculator() missing 1 required positional argument: 'b'",
+    "Error: calculator failed: 'NoneType' object has no attribute 'run'"])
 def test_the_error_of_a_missing_tool_called_anyway_is_not_taken_for_one(error):
     """What a lookup that never checked gives (None called, a KeyError's message): a failure of a
     tool that ran, as far as the model can tell."""

@@ -559,6 +559,66 @@ def test_tools_called_from_many_threads_get_their_own_answers(load, func):
     assert outcome.value == [text.upper() for text in inputs]
 
 
+LEFT_RUNNING = '''
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+POOL = ThreadPoolExecutor(max_workers=4)  # kept between calls: its idle workers run nothing
+results = []
+
+
+def never_joined(tools, inputs):
+    for text in inputs:
+        threading.Thread(target=lambda text=text: results.append(tools[0](text))).start()
+    return list(results)
+
+
+def blocked_forever():
+    threading.Thread(target=threading.Event().wait).start()
+    return "returned"
+
+
+def through_the_pool(tools, inputs):
+    return list(POOL.map(lambda text: tools[0](text), inputs))
+
+
+def pid():
+    return os.getpid(), [t.name for t in threading.enumerate() if not t.name.startswith("reactlings-")]
+'''
+
+
+def test_threads_a_call_leaves_running_are_its_own_and_gone_by_the_next_call(load):
+    """A call that returns while threads it started still run: what they ask for is answered
+    within the call (a check then reads a settled round, day11), the outcome says how many were
+    left, and the next call meets a new child, not them (the same report every run)."""
+    submission = load(LEFT_RUNNING)
+    asked = []
+
+    def tools(name, text):
+        asked.append(text)
+        return text.upper()
+
+    before = call(submission, "pid").value
+    outcome = call(submission, "never_joined", [{"$tool": "Echo"}], ["a", "b", "c"], tools=tools)
+    assert outcome.problem is None and outcome.left_running == 3
+    assert sorted(asked) == ["a", "b", "c"]  # answered before the call ended
+    after = call(submission, "pid").value
+    assert after[0] != before[0] and after[1] == ["MainThread"]  # a new child, no thread of the last call
+
+    outcome = call(submission, "blocked_forever")  # blocked on something else: nothing to wait for
+    assert (outcome.value, outcome.left_running) == ("returned", 1)
+
+
+def test_a_pool_kept_between_calls_is_no_work_left_running(load):
+    submission = load(LEFT_RUNNING)
+    outcome = call(submission, "through_the_pool", [{"$tool": "Echo"}], ["a", "b"], tools=lambda name, text: text)
+    assert (outcome.value, outcome.left_running) == (["a", "b"], 0)
+    before = call(submission, "pid").value[0]
+    call(submission, "through_the_pool", [{"$tool": "Echo"}], ["c"], tools=lambda name, text: text)
+    assert call(submission, "pid").value[0] == before  # the same child serves on
+
+
 SMOKE_TEST = '''
 import asyncio
 import mock_llm

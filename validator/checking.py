@@ -170,6 +170,16 @@ def tool_arg(name: str) -> dict:
     return {"$tool": name}
 
 
+def text_from(learner, func: str, *args) -> str:
+    """What the learner's `func` returns for `args`, when it is text; "" when it raises or gives
+    something else (for a diagnosis that looks at it: its own checks say what is wrong with it)."""
+    try:
+        got = learner.call(func, *args)
+    except Fail:
+        return ""
+    return got if isinstance(got, str) else ""
+
+
 def learner_object(type_name: str, *args, **kwargs) -> dict:
     """An instance of a class of the learner's file, built in their process (the lesson declares
     the classes its checks build in lesson.yaml `types:`)."""
@@ -318,6 +328,7 @@ class Learner:
     world: LessonWorld
     runs: list[AgentRun] = field(default_factory=list)  # every agent run of the current check
     printed: str = ""  # what the learner's code printed during the last call
+    left_running: int = 0  # threads the last call started and left running when it returned
     live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
     limit: float | None = None  # seconds per call, if not the lesson's
 
@@ -362,7 +373,7 @@ class Learner:
         """The value the call returned, or Fail with the reason it has none. Failures with one
         root cause (the file does not load, a hang at the same line) share a `cause`, so the
         report says it once."""
-        self.printed = outcome.stdout
+        self.printed, self.left_running = outcome.stdout, outcome.left_running
         if outcome.unawaited or isinstance(outcome.value, Unawaited):
             error = outcome.error or {}
             if "running event loop" in str(error.get("message", "")):  # asyncio.run(llm_call(…)) in async code
@@ -390,7 +401,7 @@ class Learner:
             if "StopIteration" in [error["type"], *(c.split(":")[0] for c in error.get("chain", []))]:
                 key = "stop_iteration"  # next() on an empty iterator; inside a coroutine, a RuntimeError
             raise Fail(key, detail=error.get("traceback", ""), func=func, type=error["type"],
-                       message=message)
+                       message=message, chain=list(error.get("chain") or []))
         return outcome.value
 
     def run_agent(self, func: str, scenario: str, *args) -> AgentRun:
@@ -427,7 +438,8 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
 # "no such tool", "there is no 'x' tool", "there isn't any tool named x", "I don't have a tool called
 # x", "not a registered tool", "not recognized", "unsupported", "is missing", "tool x is not
-# defined", "not found", "does not exist", "use one of …", "available tools: …", 未知工具 …);
+# defined", "unregistered", "undefined", "the registry has no x", "not found", "does not exist", "use
+# one of …", "available tools: …", 未知工具, 未注册, 不是可用的工具 …);
 # "calculator failed: 'NoneType' object is not callable" (the lookup's None called) or "failed:
 # 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
@@ -436,7 +448,8 @@ UNKNOWN_TOOL = re.compile(
     r"(?:is|are) missing\b|missing from\b|\btool\b[^.\n]{0,40}\bnot defined|"
     r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?tool|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
     r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid tool|"
-    r"tools(?: are)?\s*:|choose from|未知|不存在|没有|找不到|无此|不支持", re.IGNORECASE)
+    r"tools(?: are)?\s*:|choose from|unregistered|\bundefined\b|\bhas no (?!attribute)|"
+    r"未知|不存在|没有|找不到|无此|不支持|未注册|未定义|无效|不可用|不是[^，。,.\n]{0,6}工具", re.IGNORECASE)
 
 
 def expect_unknown_tool_said(error, name: str, got) -> None:
@@ -452,15 +465,36 @@ def expect_own_fallback(run: AgentRun, limit: int) -> None:
     back, nor a tool's result. A run that stopped sooner never met the limit: its message is not
     the one this asks for, whatever it says."""
     expect(len(run.exchanges) >= limit, "fallback_before_limit", limit=limit, got=len(run.exchanges))
-    answer = run.answer.strip() if isinstance(run.answer, str) else None
-    given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
-    try:  # a result the loop sent back as JSON text (a tool message's content) is the tool's too
+    expect(is_own_message(run.answer, run), "fallback_not_own",
+           got=repr(run.answer) if isinstance(run.answer, str) else shown(run.answer))
+
+
+def is_own_message(answer, run: AgentRun) -> bool:
+    """Whether `answer` is a message of the agent's own: a str, not empty, not the question handed
+    back, nor the model's words in one of its replies, nor the result of one of the run's tools (as
+    it came, or as the JSON text of a tool message)."""
+    answer = answer.strip() if isinstance(answer, str) else None
+    given = ([run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
+             + [words.strip() for words in map(model_words, run.exchanges) if words and words.strip()])
+    try:
         as_json = parse_json(answer) if answer else None
     except ValueError:
         as_json = None
     tools_result = as_json is not None and any(as_json == call.output for call in run.tool_calls)
-    expect(answer and answer not in given and not tools_result, "fallback_not_own", got=repr(run.answer) if isinstance(run.answer, str) else
-           shown(run.answer))
+    return bool(answer) and answer not in given and not tools_result
+
+
+def model_words(exchange) -> str | None:
+    """What the model wrote in one exchange: a chat reply's content, a text reply; None for a decision."""
+    response = getattr(exchange, "response", None)
+    if isinstance(response, dict):
+        try:
+            content = response["choices"][0]["message"].get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return None
+        return content if isinstance(content, str) else None
+    reply = getattr(exchange, "reply", None)
+    return reply if isinstance(reply, str) else None
 
 
 def expect_turns_sent_back(run: AgentRun) -> None:

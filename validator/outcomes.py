@@ -90,6 +90,7 @@ class Outcome:
     detail: str = ""  # for a problem: exit status, budget, ...
     stdout: str = ""
     unawaited: int = 0  # model-call coroutines made but never awaited
+    left_running: int = 0  # threads the call started that still ran when it returned
     seconds: float = 0.0
     child_ok: bool = False  # the call ended cleanly: the child can serve the next one
     again: bool = False  # a hang at a line where an earlier call hung: the same cause

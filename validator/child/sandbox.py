@@ -17,6 +17,7 @@ errors. Messages, one JSON object per line (see wire.py):
     grader -> child   {"id": 9, "output": ...}  or  {"id": 9, "raise": "...", "type": "KeyError"}
     child  -> grader  {"op": "done", "call": 3, "value": ...} | {..., "error": {...}} | ..., with "stdout"
                       | {..., "real_sleep": 7, "traceback": "..."}: it called time.sleep itself (sleep_given)
+                      and "left_running": 2, the threads the call started that still run (never joined)
     grader -> child   {"op": "stop"}         the call ran out of time: say where it is stuck, then end it
     child  -> grader  {"op": "stuck", "where": "...", "spot": [line]}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
@@ -311,6 +312,7 @@ class Child(HangWatch):
     # ------------------------------------------------------------ one call
 
     def call(self, request):
+        before = set(threading.enumerate())
         self.output.reset()
         self.created = self.awaited = 0
         self.hang_spots = {int(spot[0]) for spot in request.get("hang_spots", [])}
@@ -347,12 +349,22 @@ class Child(HangWatch):
                            if t is not threading.main_thread() and not t.name.startswith("reactlings-")]
         reply.update(op="done", call=request.get("call"), stdout=self.output.text(),
                      unawaited=self.created - self.awaited,
-                     clean=not (self.stopped and learner_threads))
+                     clean=not (self.stopped and learner_threads),
+                     left_running=len(working([t for t in learner_threads if t not in before])))
         return reply
 
     async def tracked(self, coroutine):
         self.loop = asyncio.get_running_loop()
         return await coroutine
+
+def working(threads):
+    """Those of `threads` that run something: all but a thread pool's idle workers, which wait
+    for work in the pool's own loop (a pool kept between calls is no work left running)."""
+    pool = sys.modules.get("concurrent.futures.thread")
+    frames = sys._current_frames()
+    waiting = getattr(getattr(pool, "_worker", None), "__code__", None)
+    return [t for t in threads if t.is_alive() and getattr(frames.get(t.ident), "f_code", None) is not waiting]
+
 
 GRADER_URL = "http://grader.invalid/v1"  # never reached: the http client hands every request to the grader
 

@@ -115,9 +115,12 @@ class Limit:
     waits for a CPU meanwhile (read only when the deadline has passed, see `extended`), never past
     `backstop` times `seconds` of wall time."""
 
-    def __init__(self, pid: int, seconds: float, backstop: float):
+    def __init__(self, pid: int, seconds: float, backstop: float, waited_at_start: float | None = None):
+        """waited_at_start: the child's wait so far, if known (0.0: count all its wait since it
+        started, which spares a look at /proc for every call and errs only toward more time)."""
         self.pid, self.seconds, self.backstop = pid, seconds, backstop
-        self.start, self.waited_at_start = time.monotonic(), waited(pid)
+        self.start = time.monotonic()
+        self.waited_at_start = waited(pid) if waited_at_start is None else waited_at_start
         self.deadline = self.start + seconds
 
     def extended(self) -> bool:

@@ -29,6 +29,7 @@ WHERE_STUCK_WAIT = 0.3  # seconds a stopped child gets to say where it was and e
 REFUSAL_GRACE = 0.5  # seconds a refused call gets to unwind before its child is killed
 TOOL_CALLS_LIMIT = 200  # tool calls in one call of the learner's: more is a runaway loop
 TOOL_INPUT_LIMIT = 64 * 1024  # characters of arguments to one tool call
+LEFT_RUNNING_LOOK = 0.01  # seconds between looks at threads a call left running, for them to be done
 TOOLS_WAITING_LIMIT = 32  # tool calls of one child's running or queued at once (a call makes 10 at most)
 
 
@@ -96,13 +97,14 @@ class Submission(ChildProcess):
                 return failure
         if func in self.hung:
             timeout = min(timeout, HUNG_AGAIN_LIMIT)
-        deadline = time.monotonic() + timeout
+        # The child's own time, so that a busy machine makes no hang: read only when it runs out
+        limit = busy.Limit(self.process.pid, timeout, BACKSTOP, waited_at_start=0.0)
         self.calls_made += 1
         request = {"op": "call", "call": self.calls_made, "func": func, "args": list(args),
                    "hang_spots": [[line] for line in sorted(self.hang_spots)]}
         answer = {"model": model, "http": http, "tool": tools}
         try:
-            outcome = self._serve(request, deadline, answer)
+            outcome = self._serve(request, limit, answer)
         except BaseException:  # a bug of the grader's mid-call: the child waits for an answer that never comes
             self.close()
             raise
@@ -154,16 +156,25 @@ class Submission(ChildProcess):
         self.close()
         return message
 
-    def _serve(self, request, deadline, answer) -> Outcome:
+    def _serve(self, request, limit: busy.Limit, answer) -> Outcome:
         self._send(request)
+        deadline = limit.deadline
         stop: Outcome | None = None  # why the model refused; from then on it refuses every call
         grace: busy.Limit | None = None  # the refused call's time to unwind
         tool_calls = 0
+        ended: Outcome | None = None  # the call's result, while threads it left running finish
         while True:
-            message = self._receive(deadline)
-            if isinstance(message, Outcome) and message.problem is Problem.HANG and grace and grace.extended():
-                deadline = grace.deadline
-                continue
+            if ended and self.idle() and not self.unanswered():
+                return ended
+            message = self._receive(min(deadline, time.monotonic() + LEFT_RUNNING_LOOK) if ended else deadline)
+            if isinstance(message, Outcome) and message.problem is Problem.HANG and time.monotonic() >= deadline:
+                if (grace or limit).extended():  # it waited for a CPU meanwhile: that time is not its own
+                    deadline = (grace or limit).deadline
+                    continue
+            if ended and (isinstance(message, Outcome) or message.get("op") not in ("model", "http", "tool")):
+                if isinstance(message, Outcome) and message.problem is Problem.HANG and time.monotonic() < deadline:
+                    continue  # nothing came for a moment: look whether they are done
+                return ended  # out of time, or the child ended: the result stands, the next call starts afresh
             if isinstance(message, Outcome):
                 if message.problem is Problem.HANG and not stop:
                     return self._hang()
@@ -189,7 +200,13 @@ class Submission(ChildProcess):
                 outcome = self._finish(message)
                 if stop:
                     stop.stdout, stop.child_ok = outcome.stdout, True
-                return stop or outcome
+                if not message.get("left_running"):
+                    return stop or outcome
+                # Threads the call started still run: what they ask for is this call's, answered now,
+                # until they have all asked and been answered, so that the check reads a settled
+                # round (day11), and the next call meets none of them: it starts a new child.
+                ended = stop or outcome
+                ended.child_ok = False
             elif op == "flood":
                 return Outcome(problem=Problem.FLOOD, stdout=str(message.get("stdout", "")))
             elif op == "hang_again":  # the child saw the call stuck where an earlier one hung
@@ -267,7 +284,7 @@ class Submission(ChildProcess):
     @staticmethod
     def _read_done(message) -> Outcome:
         common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited") or 0),
-                      child_ok=True)
+                      left_running=int(message.get("left_running") or 0), child_ok=True)
         if "missing" in message:
             return Outcome(problem=Problem.MISSING, detail=str(message["missing"]), **common)
         if "missing_type" in message:
