@@ -100,9 +100,10 @@ class Round:
     Rounds sets `enough` lower for a function whose earlier round waited out its grace period: see
     Rounds.open.
 
-    The held calls end one by one in the order of their waits, each once the answer before it has
-    been sent and taken (the learner's process idle again), so the results reach the learner's code
-    in an order of their own, the same on every run, and no sooner than its code can take them."""
+    The held calls end one by one in the order of their waits: the first once the learner's process
+    waits, each next once the answer before it has been sent and taken (the process idle again), so
+    the results reach the learner's code in an order of their own, the same on every run, and no
+    sooner than its code can take them."""
 
     def __init__(self, size: int, idle=lambda: True, unanswered=lambda: 0, enough: int | None = None):
         self.size, self.idle, self.unanswered = size, idle, unanswered
@@ -155,8 +156,8 @@ class Round:
             turn = self.held.index(me)
             while self.ended < turn:
                 self.lock.wait()
-        if turn:
-            self._wait_until_taken(self.together - turn)
+        self._wait_until_taken(self.together - turn)  # the first too: no answer while the code that made
+        # the calls still runs (a call that returns before its threads end does, the same every run)
         with self.lock:
             self.ended += 1
             self.lock.notify_all()
