@@ -139,11 +139,15 @@ def test_wrong_arguments(learner, world):
 def run_agent(learner, world, scenario, *max_steps):
     """Your react_agent on a task of scenarios.yaml, with add, multiply and subtract registered."""
     try:
-        return learner.run_agent("react_agent", scenario, registry_arg(LOOP_TOOLS), *max_steps)
+        run = learner.run_agent("react_agent", scenario, registry_arg(LOOP_TOOLS), *max_steps)
+        expect_fresh_start(world, run)
+        return run
     except Fail as failure:
         if failure.key == "bad_prompt":  # the validator's own message speaks of llm_call(prompt)
             raise Fail("llm_not_messages", got=failure.params.get("status", "?")) from None
         run = learner.runs[-1] if learner.runs else None
+        if run is not None and failure.key != "history_leaked":
+            expect_fresh_start(world, run)
         if not failure.raised or not run or not run.exchanges:
             raise
         decision = run.exchanges[-1].decision
@@ -157,6 +161,18 @@ def run_agent(learner, world, scenario, *max_steps):
         raise
 
 
+def expect_fresh_start(world, run):
+    """A run's first request holds no earlier run's conversation: another task's question, with
+    the decisions or results after it, means one messages list outlives each call (a default
+    argument, a module-level list)."""
+    first = run.exchanges[0].messages if run.exchanges else []
+    asked = [m for m in first if isinstance(m, dict) and m.get("role") == "user"
+             and content_text(m).strip() in {story.question for story in world.scenarios.values()}]
+    earlier = asked[0] if len(asked) > 1 or any(content_text(m).strip() != run.scenario.question for m in asked) else None
+    stale = next((m for m in first if isinstance(m, dict) and m.get("role") in ("assistant", "tool")), None)
+    expect(earlier is None or stale is None, "history_leaked", found=shown(earlier))
+
+
 def tool_decisions(run) -> list[dict]:
     return [e.decision for e in run.exchanges if e.decision.get("type") == "tool"]
 
@@ -164,6 +180,12 @@ def tool_decisions(run) -> list[dict]:
 def explain(run, max_steps=5):
     """Fail with the first mistake the transcript shows, if it shows one."""
     expect_question_asked(run)
+    for call in run.tool_calls:  # a tool asked for rightly, failed by the way execute_tool called it
+        decision = run.exchanges[call.round - 1].decision if 0 < call.round <= len(run.exchanges) else {}
+        asked = decision.get("args")
+        if (call.failed and call.name in LOOP_TOOLS and isinstance(asked, dict) and set(asked) == {"a", "b"}
+                and "argument" in str(call.output)):  # a TypeError of the call itself, not of the numbers
+            raise Fail("tool_failed_in_execute_tool", call=tool_call_text(decision), error=str(call.output))
     question = run.scenario.question
     asked = [tool_call_text(d) for d in tool_decisions(run)]
     repeated = max(asked, key=asked.count) if asked else None

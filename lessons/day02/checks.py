@@ -7,6 +7,7 @@ Numbers come from `world`, so with another seed every expected value changes.
 """
 import builtins
 import json
+import re
 
 from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
                                 expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
@@ -193,9 +194,10 @@ def test_correction_messages(learner, world):
 
 @check("1.3", points=1, en="asks again for one JSON object", zh="要求模型重新给出一个 JSON 对象")
 def test_correction_asks_for_json(learner, world):
-    _, _, _, _, messages = correction(learner, world)
+    _, _, _, error, messages = correction(learner, world)
     asked = " ".join(content_text(m) for m in messages if m.get("role") != "assistant")
-    expect("json" in asked.lower(), "correction_no_request", got=asked)
+    # the learner's own words: the error quoted in them says "JSON" already
+    expect("json" in asked.replace(error, "").lower(), "correction_no_request", got=asked)
 
 
 @check("1.3", points=1, en="the model writes a proper reply after these messages", zh="收到这两条消息后，模型给出正常的回复")
@@ -363,6 +365,10 @@ def test_history(learner, world):
     messages = run.exchanges[1].messages
     result = str(v["a"] * v["b"])
     found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and content_text(m).strip() == result]
+    wrapped = [content_text(m) for m in messages if m.get("role") == "tool"
+               and re.search(rf"(?<![\d.]){re.escape(result)}(?![\d.])", content_text(m))]
+    expect(found or not wrapped, "result_wrapped", call=tool_call_text(first), got=repr(wrapped[:1] and wrapped[0]),
+           result=repr(result))
     expect(found, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))
     before = messages[found[0] - 1]
     expect(before.get("role") != "assistant" or isinstance(before.get("content"), str), "reply_not_text",

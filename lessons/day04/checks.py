@@ -137,6 +137,7 @@ def test_split_case_and_spacing(learner, world):
         ("Action_Input: 上海", ("Action Input", "上海")),
         ("final answer:3 + 5 * 2 = 13", ("Final Answer", "3 + 5 * 2 = 13")),
         ("Observation : 13", ("Observation", "13")),
+        ("Final Answer: The train leaves at 10:30.", ("Final Answer", "The train leaves at 10:30.")),  # the value's own colon
     ]
     spellings = Spellings(world, "split")
     values = {"Thought": f"I need to calculate {v['expr']}.", "Action": "Calculator",
@@ -419,7 +420,9 @@ def test_parse_quoted_input(learner, world):
     rows = [(f'"{v["city"]}"', "Weather", v["city"]), (f"'{v['expr']}'", "Calculator", v["expr"]),
             (f"`{v['keyword']}`", "Knowledge", v["keyword"]), (f"“{v['hot_city']}”", "Weather", v["hot_city"]),
             (f"\n```\n{v['expr']}\n```", "Calculator", v["expr"]),
-            (f"\"what is '{v['keyword']}'\"", "Knowledge", f"what is '{v['keyword']}'")]  # its own quotes stay
+            (f"‘{v['city']}’", "Weather", v["city"]),
+            (f"\"what is '{v['keyword']}'\"", "Knowledge", f"what is '{v['keyword']}'"),  # its own quotes stay
+            (f"\"{v['keyword']}\" or '{v['city']}'", "Knowledge", f"\"{v['keyword']}\" or '{v['city']}'")]  # ends that don't pair
     for written, tool, given in rows:
         reply = f"Thought: I will use the {tool}.\nAction: {tool}\nAction Input: {written}"
         expect_parsed(learner, reply, wanted(f"I will use the {tool}.", tool, given), key="parse_quotes")

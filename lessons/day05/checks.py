@@ -10,9 +10,8 @@ import re
 
 from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_format_explained,
                                 expect_own_fallback, first_number, glued_on, imagined, learner_object, names_tool,
-                                read_final,
-                                read_request, read_steps, request_text, sees_question, shown, tools_arg,
-                                written_after_request)
+                                read_final, read_request, read_steps, request_text, sees_question, shown, text_from,
+                                tools_arg, written_after_request)
 
 
 def returned_str(func, value):
@@ -129,8 +128,26 @@ def test_prompt_with_steps(learner, world):
     steps = fahrenheit_steps(world)
     prompt = build_prompt(learner, world, question, steps)
     expect_question_and_tools(prompt, world, question, len(steps))
+    if pad_unreadable_in(learner, prompt, steps):
+        return  # the prompt holds build_scratchpad's steps, as it should: they don't read, which 1.1 says
     instructions = build_prompt(learner, world, question, [])
     expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=instructions)
+
+
+def pad_unreadable_in(learner, text: str, steps: list[dict]) -> bool:
+    """Whether `text` holds the learner's own scratchpad of `steps`, and that scratchpad does not
+    read as those steps (build_scratchpad's mistake, TODO 1.1, not the code around it)."""
+    try:
+        pad = scratchpad(learner, steps)
+    except Fail:
+        return False
+    if not pad.strip() or pad.strip() not in text:
+        return False
+    try:
+        expect_steps_readable(pad, steps, pad, key="pad_step_unreadable")
+    except Fail:
+        return True
+    return False
 
 
 @check("1.2", points=1, en="explains the reply format, in every prompt", zh="每个 prompt 都说明回复格式")
@@ -229,8 +246,12 @@ def run_agent(learner, world, scenario, *max_steps):
     return learner.run_agent("react_agent", scenario, tools, *max_steps)
 
 
-def explain(run, real: str = ""):
+def explain(learner, run, real: str = ""):
     """Fail with the first mistake the transcript shows, if it shows one."""
+    if run.exchanges:  # a new question's first prompt, holding a step an earlier question's run took
+        leaked = next((s for s in read_steps(run.exchanges[0].prompt) if s.observation and any(
+            s.is_call(c.name, str(c.input)) and s.observation.strip() == str(c.output).strip() for c in run.earlier)), None)
+        expect(leaked is None, "steps_leaked", tool=leaked and leaked.tool, input=leaked and leaked.tool_input)
     for number, exchange in enumerate(run.exchanges, start=1):
         expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
                question=run.scenario.question)
@@ -258,6 +279,10 @@ def explain(run, real: str = ""):
         tool, asked = request
         ran = [c for c in run.tool_calls if c.round == number and c.name == tool]
         if ran and not any(str(c.input).strip() == asked for c in ran):
+            kept = read_request(text_from(learner, "cut_reply", exchange.reply))  # the cut took part of the request?
+            expect(kept is not None, "input_line_cut", tool=tool, asked=asked)
+            expect(not (kept[1] != asked and asked.startswith(kept[1])), "input_cut_short", tool=tool, asked=asked,
+                   kept=kept[1])
             expect(False, "tool_input_not_as_asked", tool=tool, asked=asked, ran=str(ran[0].input))
         if ran and number < len(run.exchanges):  # what it made up, copied into the next prompt
             outputs = [str(c.output) for c in ran]
@@ -290,17 +315,23 @@ def explain(run, real: str = ""):
         glued = next((line for line in run.exchanges[-1].prompt.splitlines() if given in line
                       and re.search(r"Observation\s*[:：]", line) and not OBSERVATION.match(line)), None)
         expect(glued is None, "pad_one_line", line=glued)
+        ran = next((c for c in run.tool_calls if c.name == tool and str(c.input).strip() == given), None)
+        if ran is not None and 0 < ran.round <= len(prompts):  # fed back, by a scratchpad the model can't read
+            step = {"tool": tool, "input": given, "observation": str(ran.output),
+                    "reply": text_from(learner, "cut_reply", run.exchanges[ran.round - 1].reply)}
+            expect(not pad_unreadable_in(learner, prompts[-1], [step]), "pad_unreadable_in_run", tool=tool,
+                   input=given, calls=repeats)
         raise Fail("history_not_fed_back", calls=repeats)
 
 
 RAW_REPLY = re.compile(r"Final Answer\s*[:：]|^\s*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)
 
 
-def expect_answer(run, expected: str, real: str):
+def expect_answer(learner, run, expected: str, real: str):
     if isinstance(run.answer, str) and expected in run.answer and run.model_said(expected):
         return
     expect(run.exchanges, "no_llm_call")
-    explain(run, real)
+    explain(learner, run, real)
     run.expect_from_model(expected)
     expect(False, "answer_missing", expected=expected, got=shown(run.answer))
 
@@ -311,7 +342,7 @@ def test_calculator_task(learner, world):
     v = world.scenarios["calculator"].values
     result = calculate(f"{v['a']} + {v['b']} * {v['c']}")
     run = run_agent(learner, world, "calculator")
-    expect_answer(run, result, result)
+    expect_answer(learner, run, result, result)
     final = read_final(run.exchanges[-1].reply)  # the answer is what follows the label, not the reply
     expect(not RAW_REPLY.search(run.answer), "raw_reply", got=run.answer, expected=final)
 
@@ -321,7 +352,7 @@ def test_calculator_task(learner, world):
 def test_run_task(learner, world):
     report = world.weather[world.scenarios["run"].values["city"]]
     run = run_agent(learner, world, "run")
-    expect_answer(run, report, report)
+    expect_answer(learner, run, report, report)
 
 
 @check("3.1", points=1, en="two tools in a row: Weather, then Calculator (°C → °F)",
@@ -329,7 +360,7 @@ def test_run_task(learner, world):
 def test_two_step_task(learner, world):
     report = world.weather[world.scenarios["fahrenheit"].values["hot_city"]]
     fahrenheit = calculate(f"{first_number(report)} * 9 / 5 + 32")
-    expect_answer(run_agent(learner, world, "fahrenheit"), f"{fahrenheit}°F", report)
+    expect_answer(learner, run_agent(learner, world, "fahrenheit"), f"{fahrenheit}°F", report)
 
 
 @check("3.1", points=1, en="only real results reach the prompt, and every requested tool runs (transcript)",
@@ -337,7 +368,7 @@ def test_two_step_task(learner, world):
 def test_only_real_observations(learner, world):
     run = run_agent(learner, world, "fahrenheit")
     expect(run.exchanges, "no_llm_call")
-    explain(run, world.weather[run.scenario.values["hot_city"]])
+    explain(learner, run, world.weather[run.scenario.values["hot_city"]])
     for index, exchange in enumerate(run.exchanges):
         if (request := read_request(exchange.reply)) is None:
             continue
@@ -354,7 +385,7 @@ def test_only_real_observations(learner, world):
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     if len(run.exchanges) < 4:
-        explain(run)
+        explain(learner, run)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 

@@ -11,8 +11,8 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
-                                find_observations, first_number, learner_object, names_tool, read_final,
-                                read_request, request_messages, request_text, shown, tool_arg, tools_arg,
+                                find_observations, first_number, is_own_message, learner_object, names_tool, read_final,
+                                read_request, request_messages, request_text, shown, text_from, tool_arg, tools_arg,
                                 written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
@@ -142,11 +142,14 @@ def test_cut_observation_without_request(learner, world):
     expect_cut(learner, reply, start)
 
 
-@check("2.1", points=1, en="a Final Answer, and prose, come back whole", zh="Final Answer 和普通文字原样返回")
+@check("2.1", points=1, en="a Final Answer, prose, and a request with nothing after it come back whole",
+       zh="Final Answer、普通文字、后面什么都没有的请求，都原样返回")
 def test_cut_keeps_answers(learner, world):
     city = world.scenarios["weather"].values["city"]
+    request, _, _ = weather_request(world)  # its Action Input the reply's last line, with no newline after it
     for reply in (answer_text("I now know the final answer.", f"{city}今天{world.weather[city]}。\n- 带伞？不用。"),
-                  world.scenarios["off_format"].render(world.scenarios["off_format"].turns[0][0].off_format, [])):
+                  world.scenarios["off_format"].render(world.scenarios["off_format"].turns[0][0].off_format, []),
+                  request.rstrip()):
         expect_cut(learner, reply, reply)
 
 
@@ -273,6 +276,16 @@ def explain_transcript(learner, run):
         if asked and not re.search(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", prompt(exchanges[number]),
                                    re.IGNORECASE):
             raise Fail("reply_not_kept", request=number + 1, tool=asked[0], input=asked[1])
+    for number, exchange in enumerate(exchanges, start=1):  # the request's input, cut short or changed
+        asked = read_request(reply(exchange))
+        if asked is None:
+            continue
+        kept = read_request(text_from(learner, "cut_reply", reply(exchange)))
+        if kept and kept[1] != asked[1] and asked[1].startswith(kept[1]):
+            raise Fail("input_cut_short", tool=asked[0], asked=asked[1], kept=kept[1])
+        ran = [c for c in run.tool_calls if c.round == number and c.name == asked[0]]
+        expect(not ran or any(str(c.input).strip() == asked[1] for c in ran), "tool_input_not_as_asked",
+               tool=asked[0], asked=asked[1], ran=ran and str(ran[0].input))
     for call in (c for c in run.tool_calls if not c.failed):  # its result went back, but not as an Observation
         output = str(call.output).strip()
         later = [prompt(e) for e in exchanges[call.round:]]
@@ -285,7 +298,7 @@ def explain_transcript(learner, run):
             made_up = OBSERVATION.match(line) or line.strip().startswith("Final Answer")
             later = [n for n, e in enumerate(exchanges[index + 1:], start=index + 2) if line.strip() in prompt(e)]
             if made_up and later and not any(out in line for out in outputs):
-                if line.strip() in cut_by_learner(learner, reply(exchange)):  # cut_reply keeps it: fix that first
+                if line.strip() in text_from(learner, "cut_reply", reply(exchange)):  # cut_reply keeps it: fix that first
                     raise Fail("made_up_kept_by_cut", request=later[0], line=line.strip())
                 raise Fail("made_up_kept", request=later[0], line=line.strip())
     explain_slips(run)
@@ -294,15 +307,6 @@ def explain_transcript(learner, run):
         later = [prompt(e) for e in exchanges[failed.round:]]
         expect(any(str(failed.output) in p for p in later), "error_not_fed_back", tool=failed.name,
                error=str(failed.output), got=shown(run.answer))
-
-
-def cut_by_learner(learner, text: str) -> str:
-    """What the learner's cut_reply keeps of a reply; "" when it gives no text."""
-    try:
-        got = learner.call("cut_reply", text)
-    except Fail:
-        return ""
-    return got if isinstance(got, str) else ""
 
 
 def explain_answer(run):
@@ -449,11 +453,25 @@ def test_survives_rambling(learner, world):
     explain(learner, run)  # right answer, but was a made-up line sent back on the way?
 
 
+@check("3.1", points=1, en="replies out of format again and again: each reminder costs a step, max_steps requests in all",
+       zh="回复一再不合格式：每次提醒都算一步，总共 max_steps 次请求")
+def test_reminders_cost_steps(learner, world):
+    try:
+        run = run_agent(learner, world, "prose", 4)
+    except Fail as failure:
+        if failure.key == "budget":  # every reminder free: the model's prose never ends the loop
+            raise Fail("reminder_free", max_steps=4, calls=failure.params.get("budget")) from None
+        raise
+    reminders = sum(read_request(reply(e)) is None and read_final(reply(e)) is None for e in run.exchanges)
+    expect(len(run.exchanges) <= 4 or not reminders, "reminder_free", max_steps=4, calls=len(run.exchanges))
+    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+
+
 @check("3.1", points=1, en="a model that never finishes: exactly max_steps requests, then your own message",
        zh="模型永不结束：恰好 max_steps 次请求，然后返回你自己的提示")
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     replies = {reply(e).strip() for e in run.exchanges}
-    ok = isinstance(run.answer, str) and run.answer.strip() and run.answer.strip() not in replies
+    ok = is_own_message(run.answer, run) and run.answer.strip() not in replies
     expect(ok, "no_fallback", got=shown(run.answer))

@@ -8,8 +8,8 @@ latest user message to know which turn of the conversation it is in (scenarios.y
 import ast
 import json
 
-from validator.checking import (Fail, chat_text, check, expect, expect_accepted, learner_object, registry_arg,
-                                request_messages, shown)
+from validator.checking import (Fail, chat_text, check, expect, expect_accepted, is_own_message, learner_object,
+                                registry_arg, request_messages, shown)
 
 MODEL = "mock-react-1"
 
@@ -134,6 +134,9 @@ def test_first_request(learner, world):
     expect_no_leak(learner, messages, question)
     ok = (len(messages) == 2 and messages[0].get("role") == "system" and chat_text(messages[0]).strip()
           and messages[1].get("role") == "user" and chat_text(messages[1]) == question)
+    if not ok and len(messages) > 2 and messages[0].get("role") == "system":
+        if trimmed_length(learner, [messages[0], {"role": "user", "content": question}], 20) > 2:
+            return  # trim_history adds to a history that fits, not __init__: 2.1's checks say so
     expect(ok, "first_request_wrong", got=roles(messages), question=question)
 
 
@@ -413,8 +416,7 @@ def test_stops_at_max_rounds(learner, world):
     rounds = 5  # the file's MAX_ROUNDS, as the lesson gives it
     expect(len(run.exchanges) == rounds, "rounds_wrong", rounds=rounds, count=len(run.exchanges))
     answer = run.answer[0]
-    own = isinstance(answer, str) and answer.strip() and answer.strip() != run.scenario.question
-    expect(own, "no_fallback", got=repr(answer) if isinstance(answer, str) else shown(answer))
+    expect(is_own_message(answer, run), "no_fallback", got=repr(answer) if isinstance(answer, str) else shown(answer))
 
 
 

@@ -296,6 +296,7 @@ def test_one_token_over(learner, world):
 def test_reserve_counts(learner, world):
     spent, prompt = 1_500 + world.seed, 380
     expect_fits(learner, spent, prompt, spent + prompt + 60, 150, "fits_reserve")
+    expect_fits(learner, spent, prompt, spent + prompt + 60, 50, "fits_own_reserve")  # the budget's, not 100
 
 
 # ---------------------------------------------------------------- TODO 4.1 run_agent

@@ -141,10 +141,13 @@ def run_calls(learner, world, calls: list[dict]):
     return messages, held
 
 
-def expect_answered(world, calls: list[dict], messages: list, down: str | None = None):
+def expect_answered(world, calls: list[dict], messages: list, down: str | None = None, learner=None):
     """One message per call, under the call's id, holding that call's own result. Results put under
     another call's id are reported without naming which went where: which call ends first is the
-    machine's timing, and the report must not be (the same file gives the same report every run)."""
+    machine's timing, and the report must not be (the same file gives the same report every run).
+    `learner`, for run_calls' messages: whether threads it left running hold the missing ones, and
+    whether a wrong result is execute_tool's (TODO 1.1) for one call alone too."""
+    left_running = learner.left_running if learner is not None else 0
     by_id: dict = {}
     for message in messages:
         expect(isinstance(message, dict) and message.get("role") == "tool", "not_a_tool_message", got=shown(message))
@@ -152,8 +155,8 @@ def expect_answered(world, calls: list[dict], messages: list, down: str | None =
     for call in calls:
         name, ticker = call["function"]["name"], json.loads(call["function"]["arguments"])["ticker"]
         found = by_id.get(call["id"], [])
-        expect(found, "call_unanswered", call_id=call["id"], name=name, ticker=ticker, count=len(calls),
-               answered=len([c for c in calls if c["id"] in by_id]))
+        expect(found, "returned_while_running" if left_running else "call_unanswered", call_id=call["id"],
+               name=name, ticker=ticker, count=len(calls), answered=len([c for c in calls if c["id"] in by_id]))
         expect(len(found) == 1, "call_answered_twice", call_id=call["id"], name=name, ticker=ticker, times=len(found))
     contents = [content_of(by_id[call["id"]][0]) for call in calls]
     owners = [[i for i, call in enumerate(calls) if holds_result(world, call, content, down)] for content in contents]
@@ -165,10 +168,23 @@ def expect_answered(world, calls: list[dict], messages: list, down: str | None =
         raise Fail("wrong_pairing", count=len(calls))  # every result there, under other ids
     i = next(i for i, found in enumerate(owners) if not found)  # a result no call gave: the same every run
     name, ticker = calls[i]["function"]["name"], json.loads(calls[i]["function"]["arguments"])["ticker"]
+    expect(learner is None or not execute_tool_wrong(learner, world), "execute_tool_first",
+           got=shown(by_id[calls[i]["id"]][0].get("content")), call_id=calls[i]["id"])
     if name == "get_news" and ticker == down:
         raise Fail("failure_lost", call_id=calls[i]["id"], ticker=ticker, got=shown(by_id[calls[i]["id"]][0].get("content")))
     raise Fail("result_wrong", name=name, arguments=calls[i]["function"]["arguments"],
                got=shown(by_id[calls[i]["id"]][0].get("content")), expected=expected_result(world, name, ticker))
+
+
+def execute_tool_wrong(learner, world) -> bool:
+    """Whether the learner's execute_tool gets one call alone wrong: a result, or a failure's error."""
+    try:
+        result, _ = run_execute_tool(learner, world, "call_fund_msft", "get_fundamentals", '{"ticker": "MSFT"}')
+        error, _ = run_execute_tool(learner, world, "call_news_meta", "get_news", '{"ticker": "META"}')
+    except Fail:
+        return True
+    return (result != expected_result(world, "get_fundamentals", "MSFT")
+            or not (isinstance(error, dict) and "HTTP 504" in str(error.get("error", ""))))
 
 
 def holds_result(world, call: dict, content, down: str | None) -> bool:
@@ -192,7 +208,7 @@ def test_ten_calls_at_once(learner, world):
 def test_each_result_under_its_id(learner, world):
     calls = mock_calls(world, "screen")
     messages, _ = run_calls(learner, world, calls)
-    expect_answered(world, calls, messages)
+    expect_answered(world, calls, messages, learner=learner)
 
 
 @check("2.1", points=1, en="the messages in the order of the calls, not the order they end in",
@@ -200,7 +216,7 @@ def test_each_result_under_its_id(learner, world):
 def test_messages_in_call_order(learner, world):
     calls = mock_calls(world, "screen")  # at every seed, an order the calls never end in
     messages, _ = run_calls(learner, world, calls)
-    expect_answered(world, calls, messages)
+    expect_answered(world, calls, messages, learner=learner)
     expect([m.get("tool_call_id") for m in messages] == [c["id"] for c in calls], "messages_out_of_order",
            count=len(calls))  # which order they came in is the machine's timing: not in the report
 
@@ -210,7 +226,7 @@ def test_messages_in_call_order(learner, world):
 def test_failure_stays_in_its_call(learner, world):
     calls = mock_calls(world, "outage")
     messages, _ = run_calls(learner, world, calls)
-    expect_answered(world, calls, messages, down=DOWN)
+    expect_answered(world, calls, messages, down=DOWN, learner=learner)
 
 
 @check("2.1", points=1, en="no calls: an empty list", zh="没有调用：返回空列表")
@@ -354,7 +370,8 @@ def test_news_rule(learner, world):
     good = {"ticker": "NEWS", "pe": 22.0, "revenue_growth_pct": 18.0}
     minor = {"ticker": "NEWS", "latest": "A small product delay", "items": [
         {"headline": "A small product delay", "sentiment": "negative", "impact": "minor"},
-        {"headline": "A big contract", "sentiment": "positive", "impact": "major"}]}
+        {"headline": "A big contract", "sentiment": "positive", "impact": "major"},
+        {"headline": "A new finance chief", "sentiment": "neutral", "impact": "major"}]}
     expect_passes(learner, "NEWS", good, minor, "passes_minor_news")
     major = {"ticker": "NEWS", "latest": "Record sales", "items": [
         {"headline": "Record sales", "sentiment": "positive", "impact": "minor"},
@@ -414,7 +431,7 @@ def expect_pairing_run_calls(learner, world, crash: Fail | None = None):
     except Fail:
         return  # run_calls fails by itself: its own checks say how
     try:
-        expect_answered(world, calls, messages)
+        expect_answered(world, calls, messages, learner=learner)
     except Fail as failure:
         if failure.key == "wrong_pairing":
             raise Fail("screen_gets_mispaired") from None

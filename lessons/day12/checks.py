@@ -168,6 +168,18 @@ def seconds(value) -> float | None:
         return None
 
 
+RETRIED = ("RateLimitError", "InternalServerError", "APIConnectionError", "APITimeoutError")  # what complete() waits out
+
+
+def expect_not_raised_in_handler(failure: Fail, answer: str):
+    """A failure complete() catches to retry, then an error of its own raised while handling it
+    (a header read with [] that the response does not send): say so, not "catch it"."""
+    raised = failure.params.get("type", "")
+    caught = next((c for c in failure.params.get("chain", []) if c.split(":")[0] in RETRIED), None)
+    expect(caught is None or raised in ("ModelUnavailable", *RETRIED), "gave_up_in_handler", caught=caught, type=failure.params.get("type", ""),
+           message=failure.params.get("message", ""), answer=answer)
+
+
 def expect_requests(run, expected: int, failure=None):
     """Exactly `expected` requests; else say what the code did instead."""
     got = len(run.exchanges)
@@ -176,6 +188,7 @@ def expect_requests(run, expected: int, failure=None):
     if got == 0 and failure:
         raise failure
     if failure and got < expected:
+        expect_not_raised_in_handler(failure, ", ".join(answer_of(e) for e in run.exchanges))
         raise Fail("gave_up_early", got=got, expected=expected, type=failure.params["type"],
                    answers=", ".join(answer_of(e) for e in run.exchanges))
     raise Fail("wrong_request_count", expected=expected, got=got,
@@ -197,6 +210,7 @@ def expect_reply(run, failure, world, scenario="no_tool"):
     if failure:
         first = next((e for e in run.exchanges if e.status != 200), None)
         if first is not None and len(run.exchanges) == 1:
+            expect_not_raised_in_handler(failure, answer_of(first))
             raise Fail("not_retried", answer=answer_of(first), type=failure.params["type"])
         raise failure
     answer = world.scenarios[scenario].answer
@@ -726,6 +740,9 @@ def test_fallback_server(learner, world):
     expect(all(url == chat_url(e["fallback_base_url"]) for url in urls), "switched_back_server",
            urls=", ".join(urls))
     expect_fallback_key(learner, world, run, switch, e["fallback_api_key"], "config.fallback_api_key")
+    timeouts = [seconds(x.headers.get("x-stainless-read-timeout")) for x in run.exchanges]  # the first client's: 1.2's
+    expect(all(t == timeouts[0] for t in timeouts[switch:]), "fallback_timeout", expected=f"{e['timeout']:g}",
+           got=", ".join("none" if t is None else f"{t:g}" for t in timeouts[switch:]))
     models = [x.request.get("model") for x in run.exchanges[switch:]]
     expect(all(m == primary for m in models), "fallback_same_model", expected=primary,
            got=", ".join(map(shown, models)))

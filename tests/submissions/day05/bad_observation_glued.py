@@ -1,5 +1,5 @@
-# expect-lose: 1.1 1.2 3.1
-# expect-keep: 2.1
+# expect-lose: 1.1 3.1
+# expect-keep: 1.2 2.1
 # expect-message: start 'Observation:' on a line of its own
 # why: The scratchpad writes f"{step.reply}Observation: …", but a cut reply ends without a newline, so the
 # why: Observation lands at the end of the Action Input line and the model never reads the step as done.

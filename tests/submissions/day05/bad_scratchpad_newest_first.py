@@ -1,5 +1,5 @@
-# expect-lose: 1.1 1.2 3.1
-# expect-keep: 2.1
+# expect-lose: 1.1 3.1
+# expect-keep: 1.2 2.1
 # expect-message: step 1 must come before step 2
 # why: The scratchpad lists the newest step first ("the latest result matters most"), so the model reads
 # why: the steps of a two-tool task out of order and asks for the second tool again and again.
