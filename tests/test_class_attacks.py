@@ -197,6 +197,7 @@ def test_a_name_like_another_students_folder_takes_nothing(control, tmp_path, su
     ("amy.zip", "amy.py"),  # old: "duplicate name", amy marked missing
     ("Amy.py", "amy.py"),  # a name that differs only by case; old: two students named alike, no word
     ("zoe\u0308.py", "zoë.py"),  # the same name in NFD (macOS writes it so); old: two "zoë" rows, no word
+    ("amy\u200b.py", "amy.py"),  # a zero-width space shows nothing; old: two "amy" rows, no word
 ])
 def test_several_submissions_under_one_name_are_each_graded_and_both_named(control, tmp_path, attacker, innocent):
     def attack(subs: Path) -> None:

@@ -220,6 +220,21 @@ def test_a_spreadsheets_csv_is_read_as_it_was_meant(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_student_named_after_a_classmates_folder_never_takes_their_override():
+    """A folder is a student's own ("Li Lei.py" -> Li_Lei.py~<hash>): a file handed in under that
+    folder's name is another student, who gets none of the overrides written for the folder."""
+    from validator.instructor.overrides import Class
+    from validator.instructor.submissions import folder_names
+    folders = folder_names({"Li Lei.py": "Li Lei"})
+    victim = {"student": "Li Lei", "folder": folders["Li Lei.py"]}
+    taken = f"{victim['folder']}.py"
+    attacker = {"student": victim["folder"], "folder": folder_names({"Li Lei.py": "Li Lei", taken: victim["folder"]})[taken]}
+    assert attacker["folder"] != victim["folder"]
+    for records in ([victim, attacker], [attacker, victim]):
+        assert Class(records).find(victim["folder"]) is victim
+        assert Class(records).find("Li Lei") is victim
+
+
 def test_points_out_of_range_or_twice_are_errors_and_nothing_graded_is_lost(graded, out):
     subs, _ = graded
     before = everything(out)

@@ -189,7 +189,9 @@ class Class:
         self.by_folder = {r["folder"]: r for r in records}
 
     def find(self, student: str) -> dict | None:
-        return self.by_name.get(same(student)) or self.by_folder.get(student)
+        """By folder first: folders are unique, and no name used as a folder holds a "~", while a
+        student may hand in a file named after a classmate's folder, to take that classmate's override."""
+        return self.by_folder.get(student) or self.by_name.get(same(student))
 
 
 @dataclass

@@ -146,10 +146,12 @@ def distinct_name(name: str) -> str:
 
 
 def same_name(name: str) -> str:
-    """What two names have in common when they differ only by case or Unicode normalisation:
+    """What two names have in common when they differ only by case, Unicode normalisation or
+    characters that show nothing (a zero-width space, a soft hyphen: Unicode's format characters):
     one student's name to anyone reading it (Unicode's compatibility caseless match, D146)."""
     nf = unicodedata.normalize
-    return nf("NFKD", nf("NFKD", nf("NFD", name).casefold()).casefold())
+    shown = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    return nf("NFKD", nf("NFKD", nf("NFD", shown).casefold()).casefold())
 
 
 def folder_names(found: dict[str, str]) -> dict[str, str]:
