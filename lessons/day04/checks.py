@@ -7,6 +7,7 @@ fails. The mock model is not called: these are plain function calls.
 """
 import itertools
 import random
+import re
 
 from validator.checking import Fail, Record, calculate, check, expect, imagined, shown
 
@@ -265,6 +266,8 @@ def test_error_missing_action(learner, world):
     for labels in (["Thought", "Action Input"], ["Action Input"]):
         got = error_of(learner, labels)
         expect(is_message(got), "error_missing_action", labels=labels, got=shown(got))
+        expect(re.search(r"\baction\b(?![\s_]*input)", got, re.IGNORECASE), "error_not_named", labels=labels,
+               got=shown(got), label="Action")  # says what is missing: "Action Input" alone names the other line
 
 
 @check("2.1", points=1, en="neither an Action nor a Final Answer: a message that names both",
