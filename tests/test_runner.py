@@ -569,9 +569,19 @@ results = []
 
 
 def never_joined(tools, inputs):
+    go = threading.Event()
+
+    def work(text):
+        go.wait()  # until the call has its value: the same every run
+        results.append(tools[0](text))
+        threading.Event().wait()  # and never ends
+
     for text in inputs:
-        threading.Thread(target=lambda text=text: results.append(tools[0](text))).start()
-    return list(results)
+        threading.Thread(target=work, args=(text,)).start()
+    try:
+        return list(results)
+    finally:
+        go.set()
 
 
 def blocked_forever():
@@ -601,7 +611,7 @@ def test_threads_a_call_leaves_running_are_its_own_and_gone_by_the_next_call(loa
 
     before = call(submission, "pid").value
     outcome = call(submission, "never_joined", [{"$tool": "Echo"}], ["a", "b", "c"], tools=tools)
-    assert outcome.problem is None and outcome.left_running == 3
+    assert (outcome.problem, outcome.value, outcome.left_running) == (None, [], 3)
     assert sorted(asked) == ["a", "b", "c"]  # answered before the call ended
     after = call(submission, "pid").value
     assert after[0] != before[0] and after[1] == ["MainThread"]  # a new child, no thread of the last call

@@ -165,7 +165,9 @@ def expect_fresh_start(world, run):
     """A run's first request holds no earlier run's conversation: another task's question, with
     the decisions or results after it, means one messages list outlives each call (a default
     argument, a module-level list)."""
-    first = run.exchanges[0].messages if run.exchanges else []
+    first = getattr(run.exchanges[0], "messages", None) if run.exchanges else None
+    if not isinstance(first, list):  # a live model's exchange: the requests as text (validate.py --live)
+        return
     asked = [m for m in first if isinstance(m, dict) and m.get("role") == "user"
              and content_text(m).strip() in {story.question for story in world.scenarios.values()}]
     earlier = asked[0] if len(asked) > 1 or any(content_text(m).strip() != run.scenario.question for m in asked) else None
