@@ -461,9 +461,9 @@ def expect_unknown_tool_said(error, name: str, got) -> None:
 
 def expect_own_fallback(run: AgentRun, limit: int) -> None:
     """A run stopped by its step limit (`limit` model calls, every one without a final answer)
-    returns a message of the agent's own that says so: a str, not empty, not the question handed
-    back, nor a tool's result. A run that stopped sooner never met the limit: its message is not
-    the one this asks for, whatever it says."""
+    returns a message of the agent's own that says so (is_own_message): not the question handed
+    back, the model's words or a tool's result. A run that stopped sooner never met the limit: its
+    message is not the one this asks for, whatever it says."""
     expect(len(run.exchanges) >= limit, "fallback_before_limit", limit=limit, got=len(run.exchanges))
     expect(is_own_message(run.answer, run), "fallback_not_own",
            got=repr(run.answer) if isinstance(run.answer, str) else shown(run.answer))

@@ -357,6 +357,7 @@ class Child(HangWatch):
         self.loop = asyncio.get_running_loop()
         return await coroutine
 
+
 def working(threads):
     """Those of `threads` that run something: all but a thread pool's idle workers, which wait
     for work in the pool's own loop (a pool kept between calls is no work left running)."""
