@@ -497,6 +497,12 @@ def model_words(exchange) -> str | None:
     return reply if isinstance(reply, str) else None
 
 
+def wraps_result(text: str, result: str) -> bool:
+    """Whether a tool message's `text` holds the number `result` with words around it ("Result: 30",
+    "Observation: 30"): the model takes a tool message as the value itself."""
+    return text.strip() != result and re.search(rf"(?<![\d.]){re.escape(result)}(?![\d.])", text) is not None
+
+
 def expect_turns_sent_back(run: AgentRun) -> None:
     """Each assistant turn that asked for tools goes back, in the request after it, as the model
     wrote it: its content too (a null one as "" or left out: the forms servers take). A loop that

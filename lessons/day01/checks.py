@@ -8,7 +8,7 @@ import re
 
 from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
                                 expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted,
-                                raised_in, registry_arg, shown, tool_arg, tool_call_text)
+                                raised_in, registry_arg, shown, tool_arg, tool_call_text, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -140,13 +140,11 @@ def run_agent(learner, world, scenario, *max_steps):
     """Your react_agent on a task of scenarios.yaml, with add, multiply and subtract registered."""
     try:
         run = learner.run_agent("react_agent", scenario, registry_arg(LOOP_TOOLS), *max_steps)
-        expect_fresh_start(world, run)
-        return run
     except Fail as failure:
         if failure.key == "bad_prompt":  # the validator's own message speaks of llm_call(prompt)
             raise Fail("llm_not_messages", got=failure.params.get("status", "?")) from None
         run = learner.runs[-1] if learner.runs else None
-        if run is not None and failure.key != "history_leaked":
+        if run is not None:
             expect_fresh_start(world, run)
         if not failure.raised or not run or not run.exchanges:
             raise
@@ -159,6 +157,8 @@ def run_agent(learner, world, scenario, *max_steps):
             raise Fail("loop_crashed_in_execute_tool" if inside else "loop_crashed_on_tool", detail=failure.detail,
                        **params) from None
         raise
+    expect_fresh_start(world, run)
+    return run
 
 
 def expect_fresh_start(world, run):
@@ -184,8 +184,8 @@ def explain(run, max_steps=5):
     expect_question_asked(run)
     for call in run.tool_calls:  # a tool asked for rightly, failed by the way execute_tool called it
         decision = run.exchanges[call.round - 1].decision if 0 < call.round <= len(run.exchanges) else {}
-        asked = decision.get("args")
-        if (call.failed and call.name in LOOP_TOOLS and isinstance(asked, dict) and set(asked) == {"a", "b"}
+        args = decision.get("args")
+        if (call.failed and call.name in LOOP_TOOLS and isinstance(args, dict) and set(args) == {"a", "b"}
                 and "argument" in str(call.output)):  # a TypeError of the call itself, not of the numbers
             raise Fail("tool_failed_in_execute_tool", call=tool_call_text(decision), error=str(call.output))
     question = run.scenario.question
@@ -212,8 +212,7 @@ def expect_bare_results(run):
             continue
         result = str(call.output)
         sent = [content_text(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
-        wrapped = [text for text in sent if text.strip() != result
-                   and re.search(rf"(?<![\d.]){re.escape(result)}(?![\d.])", text)]
+        wrapped = [text for text in sent if wraps_result(text, result)]
         if wrapped and result not in [text.strip() for text in sent]:
             failure = Fail("result_wrapped", call=call_text_of(call), got=repr(wrapped[-1]), result=repr(result))
             failure.cause = "the tool message wraps the result"

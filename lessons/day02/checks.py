@@ -7,11 +7,10 @@ Numbers come from `world`, so with another seed every expected value changes.
 """
 import builtins
 import json
-import re
 
 from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
                                 expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
-                                tool_arg, tool_call_text)
+                                tool_arg, tool_call_text, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -365,8 +364,7 @@ def test_history(learner, world):
     messages = run.exchanges[1].messages
     result = str(v["a"] * v["b"])
     found = [i for i, m in enumerate(messages) if m.get("role") == "tool" and content_text(m).strip() == result]
-    wrapped = [content_text(m) for m in messages if m.get("role") == "tool"
-               and re.search(rf"(?<![\d.]){re.escape(result)}(?![\d.])", content_text(m))]
+    wrapped = [content_text(m) for m in messages if m.get("role") == "tool" and wraps_result(content_text(m), result)]
     expect(found or not wrapped, "result_wrapped", call=tool_call_text(first), got=repr(wrapped[:1] and wrapped[0]),
            result=repr(result))
     expect(found, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))

@@ -176,8 +176,8 @@ def expect_not_raised_in_handler(failure: Fail, answer: str):
     (a header read with [] that the response does not send): say so, not "catch it"."""
     raised = failure.params.get("type", "")
     caught = next((c for c in failure.params.get("chain", []) if c.split(":")[0] in RETRIED), None)
-    expect(caught is None or raised in ("ModelUnavailable", *RETRIED), "gave_up_in_handler", caught=caught, type=failure.params.get("type", ""),
-           message=failure.params.get("message", ""), answer=answer)
+    expect(caught is None or raised in ("ModelUnavailable", *RETRIED), "gave_up_in_handler", caught=caught,
+           type=raised, message=failure.params.get("message", ""), answer=answer)
 
 
 def expect_requests(run, expected: int, failure=None):
@@ -187,12 +187,11 @@ def expect_requests(run, expected: int, failure=None):
         return
     if got == 0 and failure:
         raise failure
+    answers = ", ".join(answer_of(e) for e in run.exchanges)
     if failure and got < expected:
-        expect_not_raised_in_handler(failure, ", ".join(answer_of(e) for e in run.exchanges))
-        raise Fail("gave_up_early", got=got, expected=expected, type=failure.params["type"],
-                   answers=", ".join(answer_of(e) for e in run.exchanges))
-    raise Fail("wrong_request_count", expected=expected, got=got,
-               answers=", ".join(answer_of(e) for e in run.exchanges) or "none")
+        expect_not_raised_in_handler(failure, answers)
+        raise Fail("gave_up_early", got=got, expected=expected, type=failure.params["type"], answers=answers)
+    raise Fail("wrong_request_count", expected=expected, got=got, answers=answers or "none")
 
 
 def expect_no_sdk_retries(run):
