@@ -218,6 +218,31 @@ def test_several_submissions_under_one_name_are_each_graded_and_both_named(contr
             if line.startswith("⚑ ") and "one name" in line and all(name in line for name in shown.values())]
 
 
+@pytest.mark.parametrize("attacker, innocent_keeps_it", [
+    ("Amy.py", True),  # old: both renamed, amy's override matched no one
+    ("amy", False),  # a folder: old: it was named "amy" and took amy's override
+])
+def test_a_clash_of_names_never_hands_a_classmates_override_to_the_attacker(control, tmp_path, attacker,
+                                                                           innocent_keeps_it):
+    """An override written for "amy" stays amy.py's when a classmate hands in a name like hers: hers
+    when only amy.py was handed in as "amy" exactly, else no one's (said, kept in overrides.csv)."""
+    def attack(subs: Path) -> None:
+        (subs / attacker).parent.mkdir(parents=True, exist_ok=True)
+        target = subs / attacker / "day06.py" if "." not in attacker else subs / attacker
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(TEMPLATE, target)
+        (tmp_path / "out").mkdir()
+        (tmp_path / "out" / "overrides.csv").write_text("student,target,points,comment\namy,TODO 1.2,0,seen\n",
+                                                        encoding="utf-8")
+    graded, done = attacked(tmp_path, attack)
+    mal = graded[attacker if "." in attacker else f"{attacker}/day06.py"]
+    assert mal["score"] == 0 and "overrides" not in mal and mal["student"] != "amy"
+    amy = graded["amy.py"]
+    assert ("overrides" in amy) is innocent_keeps_it and ("Overrides not applied (1)" in done.stdout) is not innocent_keeps_it
+    if innocent_keeps_it:
+        assert amy["overrides"][0]["comment"] == "seen" and amy["score"] < control["amy.py"]["score"]
+
+
 # ---------------------------------------------------------------- what the instructor's terminal shows
 
 def test_names_cannot_reorder_or_redraw_the_instructors_terminal(control, tmp_path):

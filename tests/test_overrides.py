@@ -219,6 +219,23 @@ def test_a_spreadsheets_csv_is_read_as_it_was_meant(tmp_path):
     assert students.find("Jose\u0301")["student"] == "José" and students.find("h~1")["folder"] == "h~1"
 
 
+def test_a_clash_of_names_leaves_each_override_with_the_name_handed_in_or_no_one(tmp_path):
+    """Names as find_submissions gives them: alice.py beside Alice.py keeps "alice"; bob.py beside a
+    folder bob/ are both "bob" as handed in, so "bob" is no one's (and the folder is "bob/")."""
+    from validator.instructor.overrides import Class
+    from validator.instructor.submissions import find_submissions
+    subs = tmp_path / "subs"
+    (subs / "bob").mkdir(parents=True)
+    for name in ("alice.py", "Alice.py", "bob.py", "bob/day06.py"):
+        shutil.copy(CORPUS / "good_regex.py", subs / name)
+    entries, _ = find_submissions(subs, load_lesson("day06"), tmp_path / "staging", tmp_path / "out", "en")
+    students = Class([entry.names() for entry in entries])
+    assert sorted(entry.student for entry in entries) == ["Alice.py", "alice.py", "bob.py", "bob/"]
+    assert students.find("alice")["file"] == "alice.py" and students.find("Alice")["file"] == "Alice.py"
+    assert students.find("bob") is None and students.find("bob/")["file"] == "bob/day06.py"
+    assert students.find("bob.py")["file"] == "bob.py"
+
+
 @pytest.mark.slow
 def test_a_student_named_after_a_classmates_folder_never_takes_their_override():
     """A folder is a student's own ("Li Lei.py" -> Li_Lei.py~<hash>): a file handed in under that

@@ -169,8 +169,8 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
     todo: list[tuple[Entry, str]] = []
     for entry in entries:
         if entry.path is None:
-            records[entry.folder] = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
-                                     "status": Status.MISSING, "problem": entry.problem, "score": 0, "max": None}
+            records[entry.folder] = {**entry.names(), "status": Status.MISSING, "problem": entry.problem,
+                                     "score": 0, "max": None}
             continue
         key = submission_key(entry, version, seed, lang)
         kept = _kept(out / "students" / entry.folder, key)

@@ -28,6 +28,7 @@ import io
 import json
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,16 +183,23 @@ def same(name: str) -> str:
 
 class Class:
     """The students of a run, to find an override's: by their name (in any Unicode normalisation,
-    as a spreadsheet may have saved it) or their folder under students/."""
+    as a spreadsheet may have saved it), their folder under students/, or the name they handed in
+    under, exactly, when a clash renamed them and no one else handed in under it."""
 
     def __init__(self, records: list[dict]):
         self.by_name = {same(r["student"]): r for r in records}
         self.by_folder = {r["folder"]: r for r in records}
+        handed_in = Counter(same(r["handed_in_as"]) for r in records if r.get("handed_in_as"))
+        self.by_handed_in_name = {same(r["handed_in_as"]): r for r in records
+                                  if r.get("handed_in_as") and handed_in[same(r["handed_in_as"])] == 1}
 
     def find(self, student: str) -> dict | None:
         """By folder first: folders are unique, and no name used as a folder holds a "~", while a
-        student may hand in a file named after a classmate's folder, to take that classmate's override."""
-        return self.by_folder.get(student) or self.by_name.get(same(student))
+        student may hand in a file named after a classmate's folder, to take that classmate's override.
+        Last, the name handed in: a classmate's Alice.py beside alice.py renames both (a clash), and
+        the overrides written for "alice" are still alice.py's."""
+        return (self.by_folder.get(student) or self.by_name.get(same(student))
+                or self.by_handed_in_name.get(same(student)))
 
 
 @dataclass

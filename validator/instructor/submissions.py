@@ -57,6 +57,11 @@ class Entry:
     notes: list[str] = field(default_factory=list)  # what was chosen: which of several files
     inode: tuple[int, int] | None = None  # (device, inode) of the file read: hard links are one file
     reader_name: str = ""  # the name as a reader takes it (same_name): which shard grades it (shards.py)
+    handed_in_as: str = ""  # the name as handed in, printable: "alice" for alice.py, though a clash renamed it
+
+    def names(self) -> dict:
+        """Who a record is: the fields by which overrides find it (overrides.Class) and outputs name it."""
+        return {"student": self.student, "folder": self.folder, "file": self.shown, "handed_in_as": self.handed_in_as}
 
 
 class Refused(Exception):
@@ -111,11 +116,14 @@ def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path
     for file, name in found.items():
         files = under_name[same_name(name)]
         clash = len(files) > 1
-        student = distinct_name(file) if clash else printable_name(name)
+        # in a clash, the file's name, and a folder's with a "/": never the name alone, which a folder
+        # of that name would otherwise take from alice.py, with the overrides written for "alice"
+        student = distinct_name(file) + ("/" if file == name else "") if clash else printable_name(name)
         flags = [say("class_flag_clash", lang, files=", ".join(map(distinct_name, files)))] if clash else []
         entry = _entry(submissions / file, student, folders[file], flags, submissions, lesson,
                        staging / folders[file], lang)
         entry.reader_name = same_name(name)
+        entry.handed_in_as = printable_name(name)
         entries.append(entry)
     _flag_hard_links(entries, lang)
     return entries, ignored

@@ -303,7 +303,6 @@ def _save_student(out: Path, entry: Entry, key: str, result: dict) -> dict:
         else:
             (folder / name).unlink(missing_ok=True)
     # the outputs too, as the autograder made them: overrides are applied to them on every run
-    record = {"student": entry.student, "folder": entry.folder, "file": entry.shown,
-              "key": None if result["status"] == Status.GRADER_FAILED else key, **result}
+    record = {**entry.names(), "key": None if result["status"] == Status.GRADER_FAILED else key, **result}
     write_atomically(folder / "record.json", json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return record
