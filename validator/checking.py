@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
@@ -349,6 +350,18 @@ class Learner:
             return None
         return _syntax_tree(self.submission.path, info.st_mtime_ns, info.st_size)
 
+    def constant(self, name: str, kinds: tuple[type, ...]):
+        """The value the file's last module-level assignment gives `name`, as written: a literal of
+        one of `kinds` (a bool is no number); None when it gives none, or one computed as it runs."""
+        tree, found = self.syntax_tree(), None
+        for node in tree.body if tree else []:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                value = getattr(node, "value", None)
+                literal = value.value if isinstance(value, ast.Constant) else None
+                found = literal if isinstance(literal, kinds) and not (isinstance(literal, bool) and bool not in kinds) else None
+        return found
+
     def call(self, func: str, *args, tools: ToolBox | None = None):
         """func(*args) in the learner's process; its value, or Fail with the reason there is none.
         Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one."""
@@ -424,6 +437,65 @@ class Learner:
         run.answer = self.result(func, run.outcome)
         return run
 
+    def tools_lost(self) -> Fail | None:
+        """Why a check that failed did, when one of its runs' model asked for tools, none of which
+        ran, and the learner's tool runner (the TODO whose function is execute_tool) never reads
+        the tools it is given: it ran tools of its own (the module's TOOLS), so the loop, which
+        may be right, can be judged once it doesn't. The failure's own message would blame the
+        loop."""
+        for run in self.runs:
+            asked = next((call for exchange in run.exchanges for call in exchange.asked()), None)
+            if asked is None or run.tool_calls:
+                continue
+            for todo in (t for t in self.lesson.todos if t.function == "execute_tool"):
+                if lost := ignored_parameter(self.syntax_tree(), todo.function):
+                    param, instead = lost
+                    return Fail("tools_lost_in_execute_tool", tool=f"{asked[0]}({asked[1]!r})", func=todo.function,
+                                param=param, instead=instead, todo=todo.id)
+        return None
+
+
+def ignored_parameter(tree: ast.Module | None, function: str) -> tuple[str, str | None] | None:
+    """(its first parameter, the module's own name it reads instead) when the module-level
+    `function` never reads its first parameter, or replaces it (`tools = TOOLS`), and reads a name
+    of the module's (its TOOLS, its tool functions); else None."""
+    found = next((node for node in (tree.body if tree else ()) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.name == function), None)
+    params = (found.args.posonlyargs + found.args.args) if found else []
+    if not params:
+        return None
+    name = params[0].arg
+    replaced = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                   and not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
+                   for node in ast.walk(found))
+    read = any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) for node in ast.walk(found))
+    if read and not replaced:
+        return None
+    own = module_names(tree)
+    read_names = sorted((node.lineno, node.col_offset, node.id) for statement in found.body for node in ast.walk(statement)
+                        if isinstance(node, ast.Name) and node.id in own and node.id != function)
+    ranked = [n for kind in ("variable", "function", "import") for *_, n in read_names
+              if own[n] == kind and n not in sys.stdlib_module_names]
+    instead = ranked[0] if ranked else None
+    return (name, instead) if instead else None  # reads nothing of the module's: a stub, not tools of its own
+
+
+def module_names(tree: ast.Module) -> dict[str, str]:
+    """The names a module's own statements bind, each with what binds it: "variable", "function",
+    "class" or "import"."""
+    names = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names[node.name] = "function"
+        elif isinstance(node, ast.ClassDef):
+            names[node.name] = "class"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(((alias.asname or alias.name).split(".")[0], "import") for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update((t.id, "variable") for t in targets if isinstance(t, ast.Name))
+    return names
+
 
 @lru_cache(maxsize=4)
 def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
@@ -443,13 +515,15 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # "calculator failed: 'NoneType' object is not callable" (the lookup's None called) or "failed:
 # 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
-    r"unknown|unrecogni[sz]ed|not (?:a |an )?recogni[sz]ed|not found|no such|unsupported|non-?existent|"
+    r"unknown|unrecogni[sz]ed|not (?:a |an )?recogni[sz]ed|n[o']?t (?:be )?found|n[o']?t known|no such|"
+    r"unsupported|non-?existent|never (?:been )?(?:registered|defined)|"
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
     r"(?:is|are) missing\b|missing from\b|\btool\b[^.\n]{0,40}\bnot defined|"
-    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?tool|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
-    r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid tool|"
-    r"tools(?: are)?\s*:|choose from|unregistered|\bundefined\b|\bhas no (?!attribute)|"
-    r"未知|不存在|没有|找不到|无此|不支持|未注册|未定义|无效|不可用|不是[^，。,.\n]{0,6}工具", re.IGNORECASE)
+    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
+    r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid (?:tool|action|function)|"
+    r"(?:tools|actions|functions)(?: are)?\s*:|choose from|unregistered|\bundefined\b|\bhas no (?!attribute)|"
+    r"未知|不存在|没有|找不到|无此|不支持|未注册|未定义|无效|不可用|不是[^，。,.\n]{0,6}工具|可用的?工具|"
+    r"不在[^，。,.\n]{0,10}(?:列表|工具|清单)", re.IGNORECASE)
 
 
 def expect_unknown_tool_said(error, name: str, got) -> None:

@@ -152,6 +152,7 @@ def test_refuses_other_json(learner, world):
     v = numbers(world, "arithmetic")
     for other in ({"result": v["a"] * v["b"], "unit": "none"},  # no "type" at all
                   {"type": "tool"},  # a call of no tool, with nothing to pass it
+                  {"type": "tool", "name": "multiply"},  # a tool with no args to call it with
                   {"type": "final"}):  # an answer with nothing in it
         expect_refused(learner, json.dumps(other), key="parse_accepted_other")
 
@@ -323,6 +324,9 @@ def explain(run, max_steps=8):
     if (last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps
             and run.returned_last_round(last.decision)):
         expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(last.decision))
+    # a reply with no decision in it, returned: parse_decision took it for one
+    expect(last.layout != "broken" or len(run.exchanges) >= max_steps, "returned_broken_reply",
+           reply=last.reply, got=quoted(run.answer))
 
 
 def explain_broken(run, reply):

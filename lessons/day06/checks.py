@@ -358,8 +358,17 @@ def expect_answer(learner, run, expected, key="answer_missing"):
     last = run.exchanges[-1].reply if run.exchanges else ""
     if read_final(last) is None and (request := read_request(last)):
         expect(False, "returned_before_final", got=shown(answer), tool=request[0], input=request[1])
+    expect_not_thought(run, read_final(last))
     run.expect_from_model(expected)
     expect(False, key, expected=expected, got=shown(answer))
+
+
+def expect_not_thought(run, final: str | None) -> None:
+    """The run did not return its last reply's Thought in place of its Final Answer."""
+    thought = re.search(r"^\s*Thought:[ \t]*(.*)$", run.exchanges[-1].reply, re.MULTILINE) if run.exchanges else None
+    answer = run.answer.strip() if isinstance(run.answer, str) else None
+    expect(final is None or not thought or answer != thought.group(1).strip(), "returned_thought",
+           got=repr(answer), expected=final)
 
 
 def writes_readably(learner, run, tool: str, given: str) -> bool:
@@ -487,6 +496,7 @@ def test_returns_parsed_answer(learner, world):
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     if got != final:
         expect_stopped_at_final(learner, run)
+        expect_not_thought(run, final)
     expect(got == final, "raw_reply", got=shown(run.answer), expected=final)
 
 

@@ -8,7 +8,8 @@ import ast
 import json
 
 from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_own_fallback,
-                                expect_turns_sent_back, expect_unknown_tool_said, parse_json, registry_arg, shown)
+                                expect_turns_sent_back, expect_unknown_tool_said, parse_json, quoted, registry_arg,
+                                shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -154,6 +155,10 @@ def test_messages_start_the_conversation(learner, world):
           and messages[0].get("role") == "system" and str(messages[0].get("content", "")).strip()
           and messages[1] == {"role": "user", "content": query})
     expect(ok, "messages_wrong", query=query, got=shown(messages))
+    prompt = learner.constant("SYSTEM_PROMPT", (str,))  # None: one built as the file runs, taken as it is
+    expect(prompt is None or messages[0].get("content") == prompt, "system_prompt_not_used",
+           got=quoted(messages[0].get("content")), expected=quoted(prompt))
+
 
 
 @check("2.1", points=1, en="a new conversation each time", zh="每次都是新的对话")
@@ -295,12 +300,22 @@ def expect_arguments_parsed(run):
         expect(not unparsed(call.input), "tool_args_not_parsed", given=call.input)
 
 
+def expect_history_kept(run):
+    """Each request carries more than the one before it (its reply and the results come after it):
+    a loop that builds its messages anew each round sends the question alone every time."""
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        sent = [len(e.request.get("messages") or []) for e in (before, after)]
+        expect(sent[1] > sent[0], "history_restarted", request=number, previous=number - 1, before=sent[0],
+               after=sent[1])
+
+
 def expect_answer(run, *expected):
     expect(run.exchanges, "no_request")  # an answer the model never gave is not an answer
     for text in expected:
         if not (isinstance(run.answer, str) and text in run.answer):
             expect_arguments_parsed(run)
             explain_tool_choice(run)
+            expect_history_kept(run)
             raise Fail("answer_missing", expected=text, got=shown(run.answer))
         run.expect_from_model(text)
 
@@ -381,6 +396,8 @@ def expect_parallel_calls(learner, world, scenario):
     if len(run.exchanges) > 1:
         messages = [m for m in run.exchanges[1].request["messages"] if isinstance(m, dict)]
         sent = {m.get("tool_call_id"): str(m.get("content")) for m in messages if m.get("role") == "tool"}
+        if not sent:
+            expect_history_kept(run)
         expect(sent, "assistant_not_appended", got=roles(messages))
         for call in asked:
             ticker = json.loads(call["function"]["arguments"])["ticker"]
@@ -431,9 +448,12 @@ def test_assistant_message_appended(learner, world):
     carrier = next((i for i, m in enumerate(messages) if m.get("role") == "assistant" and
                     {c.get("id") for c in m.get("tool_calls") or [] if isinstance(c, dict)} == issued), None)
     results = [(i, m.get("tool_call_id")) for i, m in enumerate(messages) if m.get("role") == "tool"]
-    ok = (carrier is not None and issued <= {call_id for _, call_id in results}
-          and all(i > carrier and call_id in issued for i, call_id in results))
-    expect(ok, "assistant_not_appended", got=roles(messages))
+    if carrier is None:
+        expect_history_kept(run)
+    expect(carrier is not None and all(i > carrier for i, _ in results), "assistant_not_appended", got=roles(messages))
+    expect(issued <= {call_id for _, call_id in results} and all(call_id in issued for _, call_id in results),
+           "result_ids_wrong", got=", ".join(repr(call_id) for _, call_id in results) or "none",
+           expected=", ".join(map(repr, sorted(issued))))
 
 
 @check("4.1", points=1, en="the model's turn goes back as it came, its words too",
@@ -454,8 +474,9 @@ def test_tools_sent(learner, world):
         run = learner.runs[-1]
     expect(run.exchanges, "no_request")
     for number, exchange in enumerate(run.exchanges, start=1):
-        names = [t.get("function", {}).get("name") for t in exchange.request.get("tools") or []
-                 if isinstance(t, dict)]
+        tools = exchange.request.get("tools")
+        expect(tools is None or isinstance(tools, list), "tools_not_a_list", request=number, got=shown(tools))
+        names = [t.get("function", {}).get("name") for t in tools or [] if isinstance(t, dict)]
         expect("get_quote" in names, "no_tools_sent", request=number)
 
 

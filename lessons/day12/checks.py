@@ -8,7 +8,6 @@ with a 429 and `Retry-After: 7` (mock_llm/faults.py, fault_plan). `sleep` is the
 each wait without waiting, and refuses what time.sleep refuses (a str); time.sleep itself is
 refused at once in your code (lesson.yaml sleep_given) and passes at once in the SDK's. Numbers and names come from `world`, so another seed changes them.
 """
-import ast
 from urllib.parse import urlsplit
 
 from validator.checking import (Fail, check, expect, expect_own_fallback, learner_object, read_final, read_request,
@@ -490,14 +489,8 @@ def delay(learner, attempt_number, retry_after=None) -> float:
 def constant(learner, name: str, default: float) -> float:
     """A number the learner's file sets at module level (its own BASE_DELAY, MAX_DELAY), else the
     lesson's: the formula is checked with the file's constants, as the README writes it."""
-    tree, found = learner.syntax_tree(), default
-    for node in tree.body if tree else []:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        value = getattr(node, "value", None)
-        if (any(isinstance(t, ast.Name) and t.id == name for t in targets) and isinstance(value, ast.Constant)
-                and isinstance(value.value, (int, float)) and not isinstance(value.value, bool)):
-            found = float(value.value)
-    return found
+    found = learner.constant(name, (int, float))
+    return default if found is None else float(found)
 
 
 JITTER = 0.2  # the README allows random jitter of ±20% around each wait

@@ -126,10 +126,12 @@ class Collector:
         if marker is None:
             raise LessonError(f"{item.nodeid}: a check needs @check(todo, points, en, zh)")
         failure = None
+        learner = self.learners.get(item.nodeid)
         if report.failed:
             error = call.excinfo.value if call.excinfo else None
             failure = error if isinstance(error, Fail) else _assert_failed(item, error) or _grader_failed(item, error)
-        learner = self.learners.get(item.nodeid)
+            if isinstance(error, Fail) and learner:  # a cause before the loop's: tools lost in execute_tool
+                failure = learner.tools_lost() or failure
         self.results.append(CheckResult(
             name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
             title=marker.kwargs["title"], passed=not report.failed, failure=failure,

@@ -1,5 +1,5 @@
 # expect-lose: 1.3
-# expect-message: should call the model exactly 4 times, but it called it 3 times
+# expect-message: should call the model exactly 4 times, not 3
 # why: The loop counts its steps from 1 to max_steps with range(1, max_steps), which stops one
 # why: step short: the model is called max_steps - 1 times before the fallback.
 """Day 01 — the agent loop, over decision dicts.

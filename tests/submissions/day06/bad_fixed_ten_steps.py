@@ -1,6 +1,6 @@
 # expect-lose: 4.1
 # expect-keep: 1.2 1.3 2.1 3.1
-# expect-message: but it called it 10 times
+# expect-message: times, not 10
 # why: The loop always runs `range(10)` and ignores the max_steps argument.
 """Day 06 — a ReAct agent by hand, text protocol.
 

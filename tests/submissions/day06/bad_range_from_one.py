@@ -1,6 +1,6 @@
 # expect-lose: 4.1
 # expect-keep: 1.2 1.3 2.1 3.1
-# expect-message: but it called it 3 times
+# expect-message: times, not 3
 # why: `range(1, max_steps)` counts steps from 1 and makes one model call too few.
 """Day 06 — a ReAct agent by hand, text protocol.
 

@@ -1,6 +1,6 @@
 # expect-lose: 4.1
 # expect-keep: 1.2 1.3 2.1 3.1
-# expect-message: but it called it 5 times
+# expect-message: times, not 5
 # why: `range(max_steps + 1)` makes one model call too many.
 """Day 06 — a ReAct agent by hand, text protocol.
 

@@ -1,6 +1,6 @@
 # expect-lose: 3.1
 # expect-keep: 1.1 1.2 2.1 2.2
-# expect-message: but it called it 8 times
+# expect-message: times, not 8
 # why: The loop always runs range(8) and ignores the max_steps argument.
 """Day 08 — robustness: a text agent that survives its model's mistakes.
 

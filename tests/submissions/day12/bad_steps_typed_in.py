@@ -1,6 +1,6 @@
 # expect-lose: 3.1
 # expect-keep: 1.1 1.2 2.1 2.2 2.3
-# expect-message: with max_steps=2 the loop should ask the model exactly 2 times, but it asked 6 times
+# expect-message: with max_steps=2 the loop should ask the model exactly 2 times, not 6
 # why: the loop counts to the lesson's 6 instead of reading max_steps: a caller's own limit is ignored.
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
