@@ -328,6 +328,7 @@ class Learner:
     lesson: Lesson
     world: LessonWorld
     runs: list[AgentRun] = field(default_factory=list)  # every agent run of the current check
+    direct_calls: list[tuple[str, ToolBox]] = field(default_factory=list)  # its other calls, each with its tools
     printed: str = ""  # what the learner's code printed during the last call
     left_running: int = 0  # threads the last call started and left running when it returned
     live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
@@ -366,7 +367,9 @@ class Learner:
         """func(*args) in the learner's process; its value, or Fail with the reason there is none.
         Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one."""
         self._check_types(args)
-        outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools or ToolBox(self.world))
+        tools = tools or ToolBox(self.world)
+        self.direct_calls.append((func, tools))
+        outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools)
         return self.result(func, outcome)
 
     def _check_types(self, value) -> None:
@@ -437,22 +440,46 @@ class Learner:
         run.answer = self.result(func, run.outcome)
         return run
 
-    def tools_lost(self) -> Fail | None:
-        """Why a check that failed did, when one of its runs' model asked for tools, none of which
-        ran, and the learner's tool runner (the TODO whose function is execute_tool) never reads
-        the tools it is given: it ran tools of its own (the module's TOOLS), so the loop, which
-        may be right, can be judged once it doesn't. The failure's own message would blame the
-        loop."""
-        for run in self.runs:
-            asked = next((call for exchange in run.exchanges for call in exchange.asked()), None)
-            if asked is None or run.tool_calls:
-                continue
-            for todo in (t for t in self.lesson.todos if t.function == "execute_tool"):
-                if lost := ignored_parameter(self.syntax_tree(), todo.function):
-                    param, instead = lost
-                    return Fail("tools_lost_in_execute_tool", tool=f"{asked[0]}({asked[1]!r})", func=todo.function,
-                                param=param, instead=instead, todo=todo.id)
-        return None
+    def tools_lost(self, todo: str) -> Fail | None:
+        """Why a check of `todo` that failed did, when the tools it handed the learner's code never
+        ran (a run whose model asked for some, or a function that calls execute_tool) and the
+        learner's execute_tool (the function of another TODO) never reads the tools it is given:
+        it ran tools of its own (the module's TOOLS). The loop, which may be right, is judged once
+        it doesn't; the check's own message would blame the loop."""
+        runner = next((t for t in self.lesson.todos if t.function == "execute_tool"), None)
+        lost = ignored_parameter(self.syntax_tree(), runner.function) if runner and runner.id != todo else None
+        if not lost:
+            return None
+        asked = [call for run in self.runs if not run.tool_calls for exchange in run.exchanges for call in exchange.asked()
+                 if str(call[0]).isidentifier()]  # not a reply that echoes the format's own lines
+        unran = [func for func, toolbox in self.direct_calls
+                 if not toolbox.calls and calls_function(self.syntax_tree(), func, runner.function)]
+        if not asked and not unran:
+            return None
+        param, instead = lost
+        return Fail("tools_lost_in_execute_tool" if asked else "tools_lost_in_execute_tool_call", func=runner.function,
+                    param=param, instead=instead, todo=runner.id,
+                    caller=f"{asked[0][0]}({asked[0][1]!r})" if asked else unran[0])
+
+
+def calls_function(tree: ast.Module | None, caller: str, function: str) -> bool:
+    """Whether the file's function (or method) `caller` calls `function` by name, itself or through
+    the file's other functions it calls."""
+    bodies: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bodies.setdefault(node.name, []).append(node)
+    seen, todo = set(), [caller.rsplit(".", 1)[-1]]
+    while todo:
+        name = todo.pop()
+        seen.add(name)
+        for body in bodies.get(name, []):
+            called = {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(body)
+                      if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))}
+            if function in called:
+                return True
+            todo += [c for c in called if c in bodies and c not in seen]
+    return False
 
 
 def ignored_parameter(tree: ast.Module | None, function: str) -> tuple[str, str | None] | None:

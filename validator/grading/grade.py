@@ -131,7 +131,7 @@ class Collector:
             error = call.excinfo.value if call.excinfo else None
             failure = error if isinstance(error, Fail) else _assert_failed(item, error) or _grader_failed(item, error)
             if isinstance(error, Fail) and learner:  # a cause before the loop's: tools lost in execute_tool
-                failure = learner.tools_lost() or failure
+                failure = learner.tools_lost(str(marker.args[0])) or failure
         self.results.append(CheckResult(
             name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
             title=marker.kwargs["title"], passed=not report.failed, failure=failure,

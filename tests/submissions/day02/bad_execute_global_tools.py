@@ -1,5 +1,5 @@
 # expect-lose: 1.4 1.5
-# expect-message: none of the tools your loop was given ran: your execute_tool never reads its `tools`
+# expect-message: none of the tools your code was given ran: your execute_tool never reads its `tools`
 # why: execute_tool looks the tool up in the module's TOOLS instead of the registry it is given, so a
 # why: tool only the caller registered (subtract) is "unknown".
 """Day 02 — decisions as JSON text.

@@ -1,5 +1,5 @@
 # expect-lose: 1.3 4.1
-# expect-message: none of the tools your loop was given ran: your execute_tool never reads its `tools`
+# expect-message: none of the tools your code was given ran: your execute_tool never reads its `tools`
 # why: execute_tool looks the tool up in the module's own table, not in the `tools` it is given: the loop's
 # why: tools never run, and the loop's checks say to fix execute_tool first.
 """Day 06 — a ReAct agent by hand, text protocol.

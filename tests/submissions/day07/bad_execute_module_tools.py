@@ -1,5 +1,5 @@
 # expect-lose: 1.2 4.1
-# expect-message: none of the tools your loop was given ran: your execute_tool never reads its `tool_impl`
+# expect-message: none of the tools your code was given ran: your execute_tool never reads its `tool_impl`
 # why: execute_tool looks the tool up in the module's own table, not in the `tool_impl` it is given: the loop's
 # why: tools never run, and the loop's checks say to fix execute_tool first.
 """Day 07 — native function calling: the model's own `tool_calls` instead of a text protocol.
