@@ -63,6 +63,7 @@ __all__ = [
     # checks more than one lesson makes
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
+    "expect_history_kept", "expect_fresh_start",
 ]
 
 
@@ -546,11 +547,11 @@ UNKNOWN_TOOL = re.compile(
     r"unsupported|non-?existent|never (?:been )?(?:registered|defined)|"
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
     r"(?:is|are) missing\b|missing from\b|\btool\b[^.\n]{0,40}\bnot defined|"
-    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|n[o']?t (?:have|know|offer|provide|support|in|among|part of|registered)\b|"
+    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|n[o']?t (?:have|know|offer|provide|support(?:ed)?|in|among|part of|registered|contain)\b|"
     r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid (?:tool|action|function)|"
     r"(?:tools|actions|functions)(?: are)?\s*:|choose from|unregistered|\bundefined\b|\bhas no (?!attribute)|"
-    r"未知|不存在|没有|找不到|无此|不支持|未注册|未定义|无效|不可用|不是[^，。,.\n]{0,6}工具|可用的?工具|"
-    r"不在[^，。,.\n]{0,10}(?:列表|工具|清单)", re.IGNORECASE)
+    r"未知|不存在|没有|找不到|未找到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|不是[^，。,.\n]{0,6}工具|可用的?工具|"
+    r"不在[^，。,.\n]{0,10}(?:列表|工具|清单|注册)", re.IGNORECASE)
 
 
 def expect_unknown_tool_said(error, name: str, got) -> None:
@@ -572,17 +573,19 @@ def expect_own_fallback(run: AgentRun, limit: int) -> None:
 
 def is_own_message(answer, run: AgentRun) -> bool:
     """Whether `answer` is a message of the agent's own: a str, not empty, not the question handed
-    back, nor the model's words in one of its replies, nor the result of one of the run's tools (as
-    it came, or as the JSON text of a tool message)."""
+    back, nor the model's words in one of its replies (or their first lines: a reply cut where a
+    made-up Observation began), nor the result of one of the run's tools (as it came, or as the
+    JSON text of a tool message)."""
     answer = answer.strip() if isinstance(answer, str) else None
-    given = ([run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls]
-             + [words.strip() for words in map(model_words, run.exchanges) if words and words.strip()])
+    said = [words.strip() for words in map(model_words, run.exchanges) if words and words.strip()]
+    given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls] + said
     try:
         as_json = parse_json(answer) if answer else None
     except ValueError:
         as_json = None
     tools_result = as_json is not None and any(as_json == call.output for call in run.tool_calls)
-    return bool(answer) and answer not in given and not tools_result
+    cut_reply = bool(answer) and any(words.startswith(answer + "\n") for words in said)
+    return bool(answer) and answer not in given and not tools_result and not cut_reply
 
 
 def model_words(exchange) -> str | None:
@@ -667,6 +670,37 @@ def expect_answer(run: AgentRun, expected: str, explain: Callable, key: str = "a
     explain(run)
     run.expect_from_model(expected)
     expect(False, key, expected=expected, got=shown(run.answer))
+
+
+def expect_history_kept(run: AgentRun) -> None:
+    """Each request of the run carries more messages than the one before it (the model's turn and
+    its results come after them): a loop that builds its messages anew each round, or sends only
+    the newest, shows the model nothing of its own earlier turns ("history_restarted")."""
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        sent = [len(messages_sent(exchange)) for exchange in (before, after)]
+        expect(sent[1] > sent[0], "history_restarted", request=number, previous=number - 1, before=sent[0],
+               after=sent[1])
+
+
+def expect_fresh_start(world: LessonWorld, run: AgentRun) -> None:
+    """A run's first request holds no earlier run's conversation: another task's question, with the
+    model's turns or results after it, means one messages list outlives each call of the loop (a
+    default argument, a module-level list): the lessons' "history_leaked"."""
+    first = messages_sent(run.exchanges[0]) if run.exchanges else []
+    questions = {story.question for story in world.scenarios.values()}
+    asked = [m for m in first if isinstance(m, dict) and m.get("role") == "user"
+             and message_text(m.get("content")).strip() in questions]
+    earlier = asked[0] if len(asked) > 1 or any(message_text(m.get("content")).strip() != run.scenario.question
+                                                for m in asked) else None
+    stale = next((m for m in first if isinstance(m, dict) and m.get("role") in ("assistant", "tool")), None)
+    expect(earlier is None or stale is None, "history_leaked", found=shown(earlier))
+
+
+def messages_sent(exchange) -> list:
+    """The messages of one model call: a decision exchange's own, or its Chat Completions request's."""
+    request = getattr(exchange, "request", None)
+    messages = getattr(exchange, "messages", None) or (request.get("messages") if isinstance(request, dict) else None)
+    return messages if isinstance(messages, list) else []  # a live model's exchange: text (validate.py --live)
 
 
 def expect_step_limit(run: AgentRun, max_steps: int, explain: Callable) -> None:

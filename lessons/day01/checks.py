@@ -6,8 +6,8 @@ decision dicts. Numbers come from `world`, so with another seed every expected v
 """
 import re
 
-from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
-                                expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted,
+from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_fresh_start,
+                                expect_history_kept, expect_own_fallback, expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted,
                                 raised_in, registry_arg, shown, tool_arg, tool_call_text, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
@@ -27,7 +27,7 @@ def registry_shown(value) -> str:
     """A registry as you would write it, each function as <function name> (no memory address)."""
     if not isinstance(value, dict):
         return shown(value)
-    items = [f"{key!r}: " + (f"<function {function_name(v)}>" if function_name(v) else shown(v))
+    items = [f"{key!r}: " + (f"<function {function_name(v)}>" if function_name(v) else quoted(v))
              for key, v in value.items()]
     return "{" + ", ".join(items) + "}"
 
@@ -161,20 +161,6 @@ def run_agent(learner, world, scenario, *max_steps):
     return run
 
 
-def expect_fresh_start(world, run):
-    """A run's first request holds no earlier run's conversation: another task's question, with
-    the decisions or results after it, means one messages list outlives each call (a default
-    argument, a module-level list)."""
-    first = getattr(run.exchanges[0], "messages", None) if run.exchanges else None
-    if not isinstance(first, list):  # a live model's exchange: the requests as text (validate.py --live)
-        return
-    asked = [m for m in first if isinstance(m, dict) and m.get("role") == "user"
-             and content_text(m).strip() in {story.question for story in world.scenarios.values()}]
-    earlier = asked[0] if len(asked) > 1 or any(content_text(m).strip() != run.scenario.question for m in asked) else None
-    stale = next((m for m in first if isinstance(m, dict) and m.get("role") in ("assistant", "tool")), None)
-    expect(earlier is None or stale is None, "history_leaked", found=shown(earlier))
-
-
 def tool_decisions(run) -> list[dict]:
     return [e.decision for e in run.exchanges if e.decision.get("type") == "tool"]
 
@@ -198,6 +184,7 @@ def explain(run, max_steps=5):
                             if m.get("role") not in ("assistant", "tool") and question not in content_text(m)})
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
+    expect_history_kept(run)
     expect_bare_results(run)
     last = run.exchanges[-1].decision
     if last.get("type") == "tool" and len(run.exchanges) < max_steps and run.returned_last_round(last):
@@ -313,7 +300,7 @@ def test_returns_content(learner, world):
     final = run.exchanges[-1].decision
     if final.get("type") != "final":
         explain(run)
-        expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(final))
+        raise Fail("no_final_decision", calls=len(run.exchanges), got=quoted(run.answer))
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     expect(got == final["content"], "raw_decision", got=quoted(run.answer), expected=final["content"])
 

@@ -8,8 +8,8 @@ Numbers come from `world`, so with another seed every expected value changes.
 import builtins
 import json
 
-from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_own_fallback,
-                                expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
+from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_history_kept,
+                                expect_own_fallback, expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
                                 tool_arg, tool_call_text, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
@@ -320,6 +320,7 @@ def explain(run, max_steps=8):
                             and BROKEN_LEAD not in content_text(before)})  # a correction is no result
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
+    expect_history_kept(run)
     last = run.exchanges[-1]
     if (last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps
             and run.returned_last_round(last.decision)):

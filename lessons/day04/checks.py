@@ -184,7 +184,14 @@ def expect_fields(learner, reply: str, key: str = "fields_wrong"):
     got = learner.call("read_fields", reply)
     if same_fields(got, expected):
         return
-    for line in reply.splitlines():  # a label line split_label misreads: the cause is TODO 1.1
+    expect_lines_split(learner, reply)
+    raise Fail(key, got=shown(got), reply=reply, expected=shown(expected))
+
+
+def expect_lines_split(learner, reply: str):
+    """Each line of the reply split as a label line should be: one split_label misreads is the cause
+    of what is read wrong after it (TODO 1.1)."""
+    for line in reply.splitlines():
         split = call_quietly(learner, "split_label", line)
         wanted = reference_split(line)
         if isinstance(split, Fail):
@@ -194,7 +201,6 @@ def expect_fields(learner, reply: str, key: str = "fields_wrong"):
             and norm(tuple(split)[1]) == norm(wanted[1]))  # the value too: "3 + 5  2" is not "3 + 5 * 2"
         if not right:
             raise Fail("because_split_label", line=line, got=shown(split), expected=shown_pair(wanted))
-    raise Fail(key, got=shown(got), reply=reply, expected=shown(expected))
 
 
 @check("1.2", points=1, en="reads every field, in order", zh="按顺序读出每个字段")
@@ -292,7 +298,7 @@ def test_no_error(learner, world):
 # ---------------------------------------------------------------- TODO 2.2 parse_react_response
 
 def wanted(thought=None, action="", action_input="", final_answer=None, error=False) -> dict:
-    """What a reply should parse to; thought None: not compared (the reply has no Thought label)."""
+    """What a reply should parse to; thought None: any str (the reply has no Thought label)."""
     return dict(thought=thought, action=action, action_input=action_input, final_answer=final_answer,
                 error=error)
 
@@ -300,7 +306,7 @@ def wanted(thought=None, action="", action_input="", final_answer=None, error=Fa
 def described(want: dict) -> str:
     if want["error"]:
         return "ParsedReply(action='', final_answer=None, error='<a message for the model>')"
-    thought = "…" if want["thought"] is None else repr(want["thought"])
+    thought = "'' (a str, for a reply with no Thought)" if want["thought"] is None else repr(want["thought"])
     return (f"ParsedReply(thought={thought}, action={want['action']!r}, "
             f"action_input={want['action_input']!r}, final_answer={want['final_answer']!r}, error=None)")
 
@@ -314,6 +320,8 @@ def parsed_right(got, want: dict) -> bool:
     if f.get("error"):
         return False
     if want["thought"] is not None and norm(f.get("thought") or "") != norm(want["thought"]):
+        return False
+    if not isinstance(f.get("thought"), str):  # ParsedReply's thought is text: "" when the reply has none
         return False
     if want["final_answer"] is not None:
         final = f.get("final_answer")
@@ -340,6 +348,7 @@ def expect_parsed(learner, reply: str, want: dict, key: str = "parse_wrong"):
     fields = call_quietly(learner, "read_fields", reply)  # wrong already there? Then say so.
     expected = reference_fields(reply)
     if not isinstance(fields, Fail) and not same_fields(fields, expected):
+        expect_lines_split(learner, reply)
         raise Fail("because_read_fields", reply=reply, got=shown(fields), expected=shown(expected))
     raise Fail(key, got=shown(got), reply=reply, expected=described(want))
 
@@ -402,6 +411,10 @@ def test_parse_ignores_made_up_steps(learner, world):
     reply = (f"Thought: {first}\nAction: Weather\nAction Input: {v['hot_city']}\nObservation: sunny, 30°C\n"
              "Thought: It is 30°C; F = C * 9 / 5 + 32.\nAction: Calculator\nAction Input: 30 * 9 / 5 + 32")
     expect_parsed(learner, reply, wanted(first, "Weather", v["hot_city"]), key="parse_made_up")
+    # no Observation line to cut at: the request still ends where its Action Input line does
+    reply = (f"Thought: {thought}\nAction: Calculator\nAction Input: {v['expr']}\n"
+             f"Thought: I now know the final answer.\nFinal Answer: {v['guess']}")
+    expect_parsed(learner, reply, wanted(thought, "Calculator", v["expr"]), key="parse_made_up")
 
 
 @check("2.2", points=1, en="a Final Answer before any Action Input ends the run",

@@ -311,16 +311,17 @@ def explain(learner, run, real: str = ""):
         if done and again:
             raise Fail("prompt_one_step_behind", tool=tool, input=given, calls=repeats, round=again[0] + 1,
                        previous=again[0])
-        expect(not done, "steps_out_of_order", tool=tool, input=given, calls=repeats)
-        glued = next((line for line in run.exchanges[-1].prompt.splitlines() if given in line
-                      and re.search(r"Observation\s*[:：]", line) and not OBSERVATION.match(line)), None)
-        expect(glued is None, "pad_one_line", line=glued)
         ran = next((c for c in run.tool_calls if c.name == tool and str(c.input).strip() == given), None)
-        if ran is not None and 0 < ran.round <= len(prompts):  # fed back, by a scratchpad the model can't read
+        # fed back, by a scratchpad the model can't read (an Observation above its reply reads as out of order too)
+        if ran is not None and 0 < ran.round <= len(prompts):
             step = {"tool": tool, "input": given, "observation": str(ran.output),
                     "reply": text_from(learner, "cut_reply", run.exchanges[ran.round - 1].reply)}
             expect(not pad_unreadable_in(learner, prompts[-1], [step]), "pad_unreadable_in_run", tool=tool,
                    input=given, calls=repeats)
+        expect(not done, "steps_out_of_order", tool=tool, input=given, calls=repeats)
+        glued = next((line for line in run.exchanges[-1].prompt.splitlines() if given in line
+                      and re.search(r"Observation\s*[:：]", line) and not OBSERVATION.match(line)), None)
+        expect(glued is None, "pad_one_line", line=glued)
         raise Fail("history_not_fed_back", calls=repeats)
 
 

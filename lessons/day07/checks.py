@@ -7,9 +7,9 @@ Numbers come from `world`, so with another seed every expected value changes.
 import ast
 import json
 
-from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_own_fallback,
-                                expect_turns_sent_back, expect_unknown_tool_said, parse_json, quoted, registry_arg,
-                                shown)
+from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_history_kept,
+                                expect_own_fallback, expect_turns_sent_back, expect_unknown_tool_said, parse_json,
+                                quoted, registry_arg, shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -298,15 +298,6 @@ def expect_arguments_parsed(run):
     (TODO 1.2): get_quote takes one argument, so a call by position still gets the right quote."""
     for call in run.tool_calls:
         expect(not unparsed(call.input), "tool_args_not_parsed", given=call.input)
-
-
-def expect_history_kept(run):
-    """Each request carries more than the one before it (its reply and the results come after it):
-    a loop that builds its messages anew each round sends the question alone every time."""
-    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
-        sent = [len(e.request.get("messages") or []) for e in (before, after)]
-        expect(sent[1] > sent[0], "history_restarted", request=number, previous=number - 1, before=sent[0],
-               after=sent[1])
 
 
 def expect_answer(run, *expected):

@@ -11,9 +11,9 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
-                                find_observations, first_number, is_own_message, learner_object, names_tool, read_final,
-                                read_request, request_messages, request_text, shown, text_from, tool_arg, tools_arg,
-                                written_after_request)
+                                expect_fresh_start, find_observations, first_number, is_own_message, learner_object,
+                                names_tool, read_final, read_request, request_messages, request_text, shown, text_from,
+                                tool_arg, tools_arg, written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 BEIJING = timezone(timedelta(hours=8))
@@ -148,6 +148,8 @@ def test_cut_keeps_answers(learner, world):
     city = world.scenarios["weather"].values["city"]
     request, _, _ = weather_request(world)  # its Action Input the reply's last line, with no newline after it
     for reply in (answer_text("I now know the final answer.", f"{city}今天{world.weather[city]}。\n- 带伞？不用。"),
+                  # "Observation:" inside a line is the answer's own words: only a line that starts with it is cut
+                  answer_text("I now know the final answer.", f"按工具的 Observation: {city}今天{world.weather[city]}。"),
                   world.scenarios["off_format"].render(world.scenarios["off_format"].turns[0][0].off_format, []),
                   request.rstrip()):
         expect_cut(learner, reply, reply)
@@ -268,6 +270,7 @@ def explain_transcript(learner, run):
     """What the requests show: a question left out, a made-up line sent back, a slip never
     corrected, a misspelt tool answered without the real names, an error never fed back."""
     exchanges = run.exchanges
+    expect_fresh_start(learner.world, run)
     for number, exchange in enumerate(exchanges, start=1):
         users = " ".join(chat_text(m) for m in request_messages(exchange) if m.get("role") == "user")
         expect(run.scenario.question in users, "question_missing", request=number, question=run.scenario.question)

@@ -410,6 +410,11 @@ def run_screen(learner, world, tickers: list[str]):
         expect_pairing_run_calls(learner, world, failure)
         made = sorted({(c.name, str(c.input.get("ticker")) if isinstance(c.input, dict) else "") for c in toolbox.calls})
         wanted = sorted((name, t) for t in tickers for name in ("get_fundamentals", "get_news"))
+        if (failure.key == "crashed" and failure.params.get("type") == "TypeError" and toolbox.calls
+                and "string indices must be integers" in failure.params.get("message", "")):
+            # a field read from a str: a tool message's content, JSON text, never parsed
+            raise Fail("screen_content_not_parsed", message=failure.params.get("message", ""),
+                       count=len(toolbox.calls)) from None
         if (failure.key == "crashed" and failure.params.get("type") in ("KeyError", "TypeError")
                 and DOWN not in tickers and made == wanted):
             # every call made, no error result among them: the results were read back wrong

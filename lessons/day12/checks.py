@@ -198,7 +198,11 @@ def expect_no_sdk_retries(run):
     own retry loop is graded only when it is the one retrying."""
     retried = [e for e in run.exchanges if e.headers.get("x-stainless-retry-count", "0") != "0"]
     if retried:
-        failure = Fail("sdk_retries", retries=retried[-1].headers["x-stainless-retry-count"])
+        first = urlsplit(run.exchanges[0].url).netloc
+        # only on another server than the first: make_client is right, the fallback server's client was not its
+        elsewhere = all(urlsplit(e.url).netloc != first for e in retried)
+        failure = Fail("sdk_retries_fallback_client" if elsewhere else "sdk_retries",
+                       retries=retried[-1].headers["x-stainless-retry-count"])
         failure.cause = "sdk_retries"
         raise failure
 
@@ -224,6 +228,9 @@ def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | No
     is its check's failure, not this one's, when it still shows what complete() asked retry_delay;
     when it can't show it, this check fails too, saying to fix TODO 2.2 first."""
     waits = sleeps(run)
+    unasked = [(r, s) for r, s in waits if r not in failed_rounds and r < len(run.exchanges)]
+    expect(not unasked, "slept_without_failure", request=unasked[0][0] + 1 if unasked else None,
+           waited=unasked[0][1] if unasked else None)
     for number in failed_rounds:
         mine = [s for r, s in waits if r == number]
         expect(mine, "no_wait", request=number, answer=answer_of(run.exchanges[number - 1]))
@@ -304,6 +311,10 @@ def test_config_optional(learner, world):
     bare = load_config(learner, env_of(world))
     expect(bare.fields.get("fallback_model") is None, "config_field_wrong", field="fallback_model",
            variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
+    default = constant(learner, "DEFAULT_TIMEOUT", 30.0)
+    timeout = bare.fields.get("timeout")
+    expect(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == default,
+           "timeout_default_lost", got=shown(timeout), expected=f"{default:g}")
 
 
 REFUSED = {"OPENAI_API_KEY": "api_key", "OPENAI_MODEL": "model", "OPENAI_TIMEOUT": "timeout"}  # variable: field
@@ -781,6 +792,8 @@ def test_fallback_server_alone_down_too(learner, world):
     expected = 2 * (1 + 2)  # on each server: a reply, then its two failed attempts
     expect_no_sdk_retries(run)  # the SDK's own retries add requests the loop did not send
     expect_attempts_before_switch(run, switch, 1 + 2)
+    if failure is not None and failure.params["type"] != "ModelUnavailable" and len(run.exchanges) < expected:
+        raise failure  # it stopped on an error of its own (a request the server refused) before the servers did
     expect(len(run.exchanges) == expected, "fallback_server_asked_again", expected=expected,
            got=len(run.exchanges), answers=", ".join(answer_of(x) for x in run.exchanges))
     expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
