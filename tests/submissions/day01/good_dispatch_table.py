@@ -1,0 +1,97 @@
+# expect: full
+# style: dict dispatch on the decision type (handlers return a value or None to go on); a comprehension registry; f-string errors with the exception's class
+"""Day 01 — the agent loop, over decision dicts.
+
+The model does not run anything. Each time you show it the conversation so far, it answers with a
+decision, a plain dict:
+
+    {"type": "tool", "name": "multiply", "args": {"a": 5, "b": 6}}    please run multiply(a=5, b=6)
+    {"type": "final", "content": "The final result is 40."}           I am done: here is the answer
+
+Your code runs the tool it named, appends the decision and the tool's result to the messages, and
+asks again, until a decision is final:
+
+    user       First work out 5 × 6, then add 10 to the result.
+    assistant  {"type": "tool", "name": "multiply", "args": {"a": 5, "b": 6}}
+    tool       30                                   <- written by YOUR code, after running multiply
+    assistant  {"type": "tool", "name": "add", "args": {"a": 30, "b": 10}}
+    tool       40
+    (final)    The final result is 40.
+
+Fill in the three TODOs, then run `python validate.py day01`. Run this file itself to watch your
+agent work: `python workspace/day01.py`.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import mock_llm
+
+
+# ---------------------------------------------------------------- given: two tools
+
+def add(a, b):
+    return a + b
+
+
+def multiply(a, b):
+    return a * b
+
+
+# ---------------------------------------------------------------- given: the model
+
+def llm(messages: list[dict]) -> dict:
+    """Show the model the conversation, get its next decision. Here: the kit's offline mock."""
+    return mock_llm.reply("day01", messages)
+
+
+# ---------------------------------------------------------------- your part: three TODOs
+
+def build_registry(functions: list[Callable]) -> dict[str, Callable]:
+    """TODO 1.1"""
+    return {f.__name__: f for f in functions}
+
+
+def execute_tool(tools: dict[str, Callable], name: str, args: dict) -> str:
+    """TODO 1.2"""
+    if name not in tools:
+        return f"Error: there is no tool named {name!r}. Known tools: {sorted(tools)}"
+    try:
+        value = tools[name](**args)
+    except Exception as exc:  # the model reads this and can try again
+        return f"Error while running {name}: {type(exc).__name__}: {exc}"
+    return str(value)
+
+
+def _on_final(decision, messages, tools):
+    return decision["content"]
+
+
+def _on_tool(decision, messages, tools):
+    observation = execute_tool(tools, decision["name"], decision.get("args", {}))
+    messages.append({"role": "assistant", "content": decision})
+    messages.append({"role": "tool", "content": observation})
+    return None  # keep going
+
+
+HANDLERS = {"final": _on_final, "tool": _on_tool}
+
+
+def react_agent(question: str, tools: dict[str, Callable], max_steps: int = 5) -> str:
+    """TODO 1.3"""
+    messages: list[dict] = [{"role": "user", "content": question}]
+    for _step in range(max_steps):
+        decision = llm(messages)
+        handler = HANDLERS.get(decision.get("type"))
+        if handler is None:
+            return f"The model sent a decision of type {decision.get('type')!r}, which I can't handle."
+        answer = handler(decision, messages, tools)
+        if answer is not None:
+            return answer
+    return f"Gave up: {max_steps} steps and still no final answer."
+
+
+if __name__ == "__main__":
+    tools = build_registry([add, multiply])
+    question = "First work out 5 × 6, then add 10 to the result."
+    print(question, "->", react_agent(question, tools))
