@@ -6,6 +6,8 @@ Every file in tests/submissions/<lesson>/ starts with comment lines that say wha
     # expect-lose: 2.1 4.1         each of these TODOs loses points (seed 0)
     # expect-keep: 1.2 1.3 3.1     each of these TODOs keeps all its points (optional)
     # expect-message: some words   these words are in the output of some failed check (optional)
+    # seed: 987654321              grade the file with this seed, not 0 (a cheat that only a
+                                   secret seed catches: typed-in tools, as an instructor grades)
     # why: ...                     the mistake, as a learner makes it (for people; not checked)
     # known-gap: ...               the validator does not grade this file as declared yet: the test
                                    is an expected failure, and turns red once the gap is fixed, so
@@ -65,7 +67,12 @@ def run_validator(path: Path, seed: int) -> subprocess.CompletedProcess:
 def gradings(paths) -> list[tuple[Path, int]]:
     """Every (file, seed) the corpus tests look at."""
     return [(path, seed) for path in paths
-            for seed in (FULL_MARKS_SEEDS if read_header(path).get("expect") == "full" else (0,))]
+            for seed in (FULL_MARKS_SEEDS if read_header(path).get("expect") == "full" else (graded_seed(path),))]
+
+
+def graded_seed(path: Path) -> int:
+    """The seed a file that loses points is graded with: its header's `seed`, else 0."""
+    return int(read_header(path).get("seed", "0"))
 
 
 _runs: dict[tuple[Path, int], subprocess.CompletedProcess] = {}
@@ -143,7 +150,7 @@ def test_submission_gets_its_declared_grade(path):
                 + summary(failed(report["tests"])))
         return
 
-    status, report = graded(path)
+    status, report = graded(path, graded_seed(path))
     assert status == 1, f"exit status {status}, expected 1 (some checks fail)"
     for todo in header["expect-lose"].split():
         assert failed(checks_of(report, todo)), (

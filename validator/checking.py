@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import random
 import re
 import sys
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ __all__ = [
     "AgentRun", "Fail", "Learner", "LessonError", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json",
     "shown", "quoted",
     # arguments built in the learner's process
-    "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg",
+    "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg", "unseen",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it
     "calculate", "first_number", "ACTION", "ACTION_INPUT", "OBSERVATION", "answer_text",
     "find_observations", "imagined", "names_tool", "read_final", "read_request", "read_steps", "request_text",
@@ -63,7 +64,7 @@ __all__ = [
     # checks more than one lesson makes
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
-    "expect_history_kept", "expect_fresh_start",
+    "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran",
 ]
 
 
@@ -200,6 +201,21 @@ def handed_tools(value) -> set[str]:
 def registry_arg(names: list[str]) -> dict:
     """A name -> function dict for the learner's code, each function run by the grader."""
     return {"$dict": [[name, tool_arg(name)] for name in names]}
+
+
+def unseen(world: LessonWorld, tools: dict[str, str]) -> dict[str, str]:
+    """Tools (name -> description) the learner's code has never seen, for the checks that it handles
+    the ones it is given: the lesson's own at seed 0 (what its README shows), else each made the
+    seed's own, a number in its name and in its description, so that no text or table typed into
+    the file holds them."""
+    if world.seed == 0:
+        return dict(tools)
+    rng = random.Random(f"unseen tools {world.seed}")
+    made = {}
+    for name, text in tools.items():
+        number = rng.randint(2, 999)
+        made[f"{name}{number}" if name[:1].isupper() else f"{name}_{number}"] = f"{text} (#{number})"
+    return made
 
 
 def completion_arg(response: dict) -> dict:
@@ -565,10 +581,24 @@ def expect_own_fallback(run: AgentRun, limit: int) -> None:
     """A run stopped by its step limit (`limit` model calls, every one without a final answer)
     returns a message of the agent's own that says so (is_own_message): not the question handed
     back, the model's words or a tool's result. A run that stopped sooner never met the limit: its
-    message is not the one this asks for, whatever it says."""
+    message is not the one this asks for, whatever it says; nor did one that asked the model again
+    without running what it asked for."""
     expect(len(run.exchanges) >= limit, "fallback_before_limit", limit=limit, got=len(run.exchanges))
+    expect_asked_tools_ran(run)
     expect(is_own_message(run.answer, run), "fallback_not_own",
            got=repr(run.answer) if isinstance(run.answer, str) else shown(run.answer))
+
+
+def expect_asked_tools_ran(run: AgentRun) -> None:
+    """Each model call but the last that asked for one of the tools the loop was given was followed
+    by a run of a tool before the next call: a loop that asks again without running anything
+    counts its steps but takes none ("asked_again_without_tool")."""
+    for number, exchange in enumerate(run.exchanges[:-1], start=1):
+        if getattr(exchange, "layout", None) == "broken":  # a reply the loop can't read: nothing it asked for
+            continue
+        asked = [call for call in exchange.asked() if call[0] in run.handed]
+        if asked and not any(call.round == number for call in run.tool_calls):
+            raise Fail("asked_again_without_tool", call=f"{asked[0][0]}({asked[0][1]!r})", round=number)
 
 
 def is_own_message(answer, run: AgentRun) -> bool:
@@ -705,11 +735,12 @@ def messages_sent(exchange) -> list:
 
 def expect_step_limit(run: AgentRun, max_steps: int, explain: Callable) -> None:
     """A run on a model that never finishes called it exactly `max_steps` times (the lesson's
-    "wrong_step_count"; a run that stopped sooner is explained first), then returned a message
-    (its "no_fallback")."""
+    "wrong_step_count"; a run that stopped sooner is explained first), each time once the tool it
+    asked for before had run, then returned a message (its "no_fallback")."""
     if len(run.exchanges) < max_steps:
         explain(run, max_steps=max_steps)
     expect(len(run.exchanges) == max_steps, "wrong_step_count", max_steps=max_steps, calls=len(run.exchanges))
+    expect_asked_tools_ran(run)
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=quoted(run.answer))
 
 

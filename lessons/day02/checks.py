@@ -9,8 +9,8 @@ import builtins
 import json
 
 from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_history_kept,
-                                expect_own_fallback, expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
-                                tool_arg, tool_call_text, wraps_result)
+                                expect_own_fallback, expect_question_asked, expect_step_limit, expect_unknown_tool_said,
+                                quoted, shown, tool_arg, tool_call_text, unseen, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -50,8 +50,9 @@ def test_prompt_describes_tools(learner, world):
 
 @check("1.1", points=1, en="describes the tools it is given, not a fixed list", zh="描述传入的工具，而不是固定清单")
 def test_prompt_describes_any_tools(learner, world):
-    prompt = system_prompt(learner, world, list(OTHER_TOOLS), OTHER_TOOLS)
-    for name, description in OTHER_TOOLS.items():
+    others = unseen(world, OTHER_TOOLS)
+    prompt = system_prompt(learner, world, list(others), others)
+    for name, description in others.items():
         expect(name in prompt and description in prompt, "tool_missing_from_prompt", tool=name, got=prompt)
 
 

@@ -8,10 +8,10 @@ like a model without a stop sequence, makes things up after each request. Number
 import random
 import re
 
-from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_format_explained,
-                                expect_own_fallback, first_number, glued_on, imagined, learner_object, names_tool,
-                                read_final, read_request, read_steps, request_text, sees_question, shown, text_from,
-                                tools_arg, written_after_request)
+from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_asked_tools_ran,
+                                expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
+                                learner_object, names_tool, read_final, read_request, read_steps, request_text,
+                                sees_question, shown, text_from, tools_arg, written_after_request)
 
 
 def returned_str(func, value):
@@ -388,6 +388,7 @@ def test_stops_at_max_steps(learner, world):
     if len(run.exchanges) < 4:
         explain(learner, run)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect_asked_tools_ran(run)
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
 

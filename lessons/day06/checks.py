@@ -8,10 +8,11 @@ import json
 import re
 import unicodedata
 
-from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate,
-                                check, expect, expect_format_explained, expect_own_fallback, expect_unknown_tool_said,
-                                first_number, glued_on, imagined, read_final, read_request, read_steps, request_text,
-                                sees_question, shown, steps_arg, tools_arg, written_after_request)
+from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate, check,
+                                expect, expect_asked_tools_ran, expect_format_explained, expect_own_fallback,
+                                expect_unknown_tool_said, first_number, glued_on, imagined, read_final, read_request,
+                                read_steps, request_text, sees_question, shown, steps_arg, tools_arg, unseen,
+                                written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -51,9 +52,10 @@ def test_describes_every_tool(learner, world):
 @check("1.2", points=1, en="describes the tools it is given, not a fixed list",
        zh="描述传入的工具，而不是固定清单")
 def test_describes_any_tool_list(learner, world):
-    tools = tools_arg(world, list(OTHER_TOOLS), extra=OTHER_TOOLS)
+    others = unseen(world, OTHER_TOOLS)
+    tools = tools_arg(world, list(others), extra=others)
     text = returned_str("get_tools_description", learner.call("get_tools_description", tools))
-    expect_described(text, OTHER_TOOLS)
+    expect_described(text, others)
 
 
 # ---------------------------------------------------------------- TODO 1.3 execute_tool
@@ -479,6 +481,7 @@ def test_stops_at_max_steps(learner, world):
     if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
         explain_transcript(run)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect_asked_tools_ran(run)
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
 

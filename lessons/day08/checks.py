@@ -11,9 +11,9 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
-                                expect_fresh_start, find_observations, first_number, is_own_message, learner_object,
-                                names_tool, read_final, read_request, request_messages, request_text, shown, text_from,
-                                tool_arg, tools_arg, written_after_request)
+                                expect_asked_tools_ran, expect_fresh_start, find_observations, first_number,
+                                is_own_message, learner_object, names_tool, read_final, read_request, request_messages,
+                                request_text, shown, text_from, tool_arg, tools_arg, written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 BEIJING = timezone(timedelta(hours=8))
@@ -475,6 +475,7 @@ def test_reminders_cost_steps(learner, world):
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect_asked_tools_ran(run)
     replies = {reply(e).strip() for e in run.exchanges}
     ok = is_own_message(run.answer, run) and run.answer.strip() not in replies
     expect(ok, "no_fallback", got=shown(run.answer))

@@ -1,7 +1,8 @@
 """A lesson's corpus, tests/submissions/dayNN/: learners' files the kit's tests grade
 (tests/test_corpus.py). good_*.py get full marks (`# expect: full`); each bad_*.py declares the
-TODOs it loses (`# expect-lose: 1.1`) and why (`# why: …`). lesson.yaml's `corpus: {good, bad}`
-says how many of each the lesson must have at least.
+TODOs it loses (`# expect-lose: 1.1`) and why (`# why: …`), and may name the seed it is graded
+with (`# seed: N`: a cheat that only a secret seed catches, as an instructor grades). lesson.yaml's
+`corpus: {good, bad}` says how many of each the lesson must have at least.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from validator.files import ROOT
 
 CORPUS = ROOT / "tests" / "submissions"
-KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python")
+KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python", "seed")
 
 
 def read_header(path: Path) -> dict[str, str]:
@@ -42,6 +43,8 @@ def declaration_problems(path: Path, todo_ids: list[str]) -> list[str]:
         unknown = set(header.get(key, "").split()) - set(todo_ids)
         if unknown:
             problems.append(f"{key} names TODOs the lesson does not have: {sorted(unknown)}")
+    if not header.get("seed", "0").isdigit():
+        problems.append(f"`# seed:` is a whole number, not {header['seed']!r}")
     both = set(header.get("expect-lose", "").split()) & set(header.get("expect-keep", "").split())
     return problems + ([f"TODOs both lost and kept: {sorted(both)}"] if both else [])
 

@@ -33,6 +33,8 @@ import importlib
 import importlib.util
 import inspect
 import itertools
+import keyword
+import linecache
 import os
 import queue
 import socket
@@ -296,6 +298,8 @@ class Child(HangWatch):
             return {self.build(k): self.build(v) for k, v in value["$dict"]}
         if "$tuple" in value:
             return tuple(self.build(v) for v in value["$tuple"])
+        if "$function" in value:
+            return made_function(value["$function"])
         if "$new" in value:
             kind = getattr(self.module, str(value["$new"]), None)
             if not isinstance(kind, type):
@@ -356,6 +360,30 @@ class Child(HangWatch):
     async def tracked(self, coroutine):
         self.loop = asyncio.get_running_loop()
         return await coroutine
+
+
+PARAMETER_TYPES = {"integer": int, "number": float, "string": str, "boolean": bool, "array": list, "object": dict}
+
+
+def made_function(spec):
+    """A function with the name, parameters (annotated, the optional ones with a default) and
+    docstring the grader gives, defined from source as a file's would be (inspect.getsource finds
+    it): one the learner's describe_tool has never seen. Calling it raises."""
+    names = [spec["name"], *(param[0] for param in spec["params"])]
+    if not all(isinstance(n, str) and n.isidentifier() and not keyword.iskeyword(n) for n in names):
+        raise ValueError(f"not a function the grader may make: {names}")
+    namespace = {"__name__": "described", **{kind.__name__: kind for kind in PARAMETER_TYPES.values()}}
+    params = []
+    for number, (name, kind, optional, default) in enumerate(spec["params"]):
+        params.append(f"{name}: {PARAMETER_TYPES[kind].__name__}" + (f" = _default{number}" if optional else ""))
+        namespace[f"_default{number}"] = default
+    body = [f"    {spec['doc']!r}"] if spec.get("doc") is not None else []
+    source = "\n".join([f"def {spec['name']}({', '.join(params)}):", *body,
+                        "    raise NotImplementedError('a function to describe, not to call')", ""])
+    filename = f"<described {spec['name']}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[spec["name"]]
 
 
 def working(threads):

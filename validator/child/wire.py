@@ -10,6 +10,8 @@ Arguments the grader sends may also hold objects to build in the child:
 
     {"$tool": "Weather"}                         a function that runs the grader's tool
     {"$new": "Tool", "args": [...], "kwargs": {...}}   an instance of a class of the learner's file
+    {"$function": {"name": ..., "doc": ..., "params": [[name, "integer", optional, default], ...]}}
+                                                 a function to describe, never to call (day03)
     {"$model": "openai.types.chat:ChatCompletion", "data": {...}}   a library type, from its JSON
 
 Requests from the child carry an "id"; the grader's answer carries the same id, so learner code
