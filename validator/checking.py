@@ -373,11 +373,13 @@ class Learner:
         one of `kinds` (a bool is no number); None when it gives none, or one computed as it runs."""
         tree, found = self.syntax_tree(), None
         for node in tree.body if tree else []:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [node.target] if isinstance(node, ast.AnnAssign) else [])
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 value = getattr(node, "value", None)
                 literal = value.value if isinstance(value, ast.Constant) else None
-                found = literal if isinstance(literal, kinds) and not (isinstance(literal, bool) and bool not in kinds) else None
+                boolean = isinstance(literal, bool) and bool not in kinds
+                found = literal if isinstance(literal, kinds) and not boolean else None
         return found
 
     def call(self, func: str, *args, tools: ToolBox | None = None):
@@ -467,15 +469,15 @@ class Learner:
         lost = ignored_parameter(self.syntax_tree(), runner.function) if runner and runner.id != todo else None
         if not lost:
             return None
-        asked = [call for run in self.runs if not run.tool_calls for exchange in run.exchanges for call in exchange.asked()
-                 if str(call[0]).isidentifier()]  # not a reply that echoes the format's own lines
+        asked = [call for run in self.runs if not run.tool_calls for exchange in run.exchanges
+                 for call in exchange.asked() if str(call[0]).isidentifier()]  # not the format's lines echoed
         unran = [func for func, toolbox in self.direct_calls
                  if not toolbox.calls and calls_function(self.syntax_tree(), func, runner.function)]
         if not asked and not unran:
             return None
         param, instead = lost
-        return Fail("tools_lost_in_execute_tool" if asked else "tools_lost_in_execute_tool_call", func=runner.function,
-                    param=param, instead=instead, todo=runner.id,
+        return Fail("tools_lost_in_execute_tool" if asked else "tools_lost_in_execute_tool_call",
+                    func=runner.function, param=param, instead=instead, todo=runner.id,
                     caller=f"{asked[0][0]}({asked[0][1]!r})" if asked else unran[0])
 
 
@@ -503,8 +505,8 @@ def ignored_parameter(tree: ast.Module | None, function: str) -> tuple[str, str 
     """(its first parameter, the module's own name it reads instead) when the module-level
     `function` never reads its first parameter, or replaces it (`tools = TOOLS`), and reads a name
     of the module's (its TOOLS, its tool functions); else None."""
-    found = next((node for node in (tree.body if tree else ()) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.name == function), None)
+    found = next((node for node in (tree.body if tree else ())
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function), None)
     params = (found.args.posonlyargs + found.args.args) if found else []
     if not params:
         return None
@@ -512,11 +514,13 @@ def ignored_parameter(tree: ast.Module | None, function: str) -> tuple[str, str 
     replaced = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
                    and not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
                    for node in ast.walk(found))
-    read = any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) for node in ast.walk(found))
+    read = any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+               for node in ast.walk(found))
     if read and not replaced:
         return None
     own = module_names(tree)
-    read_names = sorted((node.lineno, node.col_offset, node.id) for statement in found.body for node in ast.walk(statement)
+    read_names = sorted((node.lineno, node.col_offset, node.id) for statement in found.body
+                        for node in ast.walk(statement)
                         if isinstance(node, ast.Name) and node.id in own and node.id != function)
     ranked = [n for kind in ("variable", "function", "import") for *_, n in read_names
               if own[n] == kind and n not in sys.stdlib_module_names]
@@ -554,8 +558,9 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # What an error for a tool the registry lacks says, in the words learners use ("unknown tool",
 # "no such tool", "there is no 'x' tool", "there isn't any tool named x", "I don't have a tool called
 # x", "not a registered tool", "not recognized", "unsupported", "is missing", "tool x is not
-# defined", "unregistered", "undefined", "the registry has no x", "not found", "does not exist", "use
-# one of …", "available tools: …", 未知工具, 未注册, 不是可用的工具 …);
+# defined", "unregistered", "undefined", "the registry has no x", "not found", "wasn't found", "not
+# supported", "not a valid action", "does not exist", "use one of …", "available tools: …", 未知工具,
+# 未找到, 未注册, 不在工具列表里, 不是可用的工具 …);
 # "calculator failed: 'NoneType' object is not callable" (the lookup's None called) or "failed:
 # 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
@@ -563,10 +568,13 @@ UNKNOWN_TOOL = re.compile(
     r"unsupported|non-?existent|never (?:been )?(?:registered|defined)|"
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
     r"(?:is|are) missing\b|missing from\b|\btool\b[^.\n]{0,40}\bnot defined|"
-    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|n[o']?t (?:have|know|offer|provide|support(?:ed)?|in|among|part of|registered|contain)\b|"
-    r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|invalid (?:tool|action|function)|"
-    r"(?:tools|actions|functions)(?: are)?\s*:|choose from|unregistered|\bundefined\b|\bhas no (?!attribute)|"
-    r"未知|不存在|没有|找不到|未找到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|不是[^，。,.\n]{0,6}工具|可用的?工具|"
+    r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|"
+    r"n[o']?t (?:have|know|offer|provide|support(?:ed)?|in|among|part of|registered|contain)\b|"
+    r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|"
+    r"invalid (?:tool|action|function)|(?:tools|actions|functions)(?: are)?\s*:|choose from|unregistered|"
+    r"\bundefined\b|\bhas no (?!attribute)|"
+    r"未知|不存在|没有|找不到|未找到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|"
+    r"不是[^，。,.\n]{0,6}工具|可用的?工具|"
     r"不在[^，。,.\n]{0,10}(?:列表|工具|清单|注册)", re.IGNORECASE)
 
 

@@ -378,7 +378,7 @@ def made_function(spec):
         params.append(f"{name}: {PARAMETER_TYPES[kind].__name__}" + (f" = _default{number}" if optional else ""))
         namespace[f"_default{number}"] = default
     body = [f"    {spec['doc']!r}"] if spec.get("doc") is not None else []
-    source = "\n".join([f"def {spec['name']}({', '.join(params)}):", *body,
+    source = "\n".join([f"def {spec['name']}({', '.join(params)}) -> str:", *body,
                         "    raise NotImplementedError('a function to describe, not to call')", ""])
     filename = f"<described {spec['name']}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
