@@ -572,8 +572,9 @@ UNKNOWN_TOOL = re.compile(
     r"n[o']?t (?:have|know|offer|provide|support(?:ed)?|in|among|part of|registered|contain)\b|"
     r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|"
     r"invalid (?:tool|action|function)|(?:tools|actions|functions)(?: are)?\s*:|choose from|unregistered|"
-    r"\bundefined\b|\bhas no (?!attribute)|"
-    r"未知|不存在|没有|找不到|未找到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|"
+    r"\bundefined\b|\bhas no (?!attribute)|nothing (?:is )?(?:registered|by that name|called|named)|"
+    r"\bno\s+(?:[\w-]+\s+)?(?:entry|handler)\b|unexpected (?:tool|action|function)|can only (?:run|use|call)\b|"
+    r"未知|不存在|没有|找不到|未找到|查不到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|可以用的|只能用|"
     r"不是[^，。,.\n]{0,6}工具|可用的?工具|"
     r"不在[^，。,.\n]{0,10}(?:列表|工具|清单|注册)", re.IGNORECASE)
 
