@@ -351,6 +351,7 @@ class Child(HangWatch):
             reply = {"real_sleep": encode(self.slept[0]), "traceback": self.slept[1]}
         learner_threads = [t for t in threading.enumerate()
                            if t is not threading.main_thread() and not t.name.startswith("reactlings-")]
+        let_pools_end(learner_threads)
         reply.update(op="done", call=request.get("call"), stdout=self.output.text(),
                      unawaited=self.created - self.awaited,
                      clean=not (self.stopped and learner_threads),
@@ -384,6 +385,28 @@ def made_function(spec):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[spec["name"]]
+
+
+def let_pools_end(threads, within=2.0):
+    """Wait, `within` seconds at most, for the idle workers of thread pools that were shut down
+    (shutdown(wait=False), or the pool dropped) to end, as each does once it runs: on a busy
+    machine they may not have yet, and a file that makes a pool per call would outgrow the jail's
+    threads (PROCESSES) by the next call, "can't start new thread", on some runs only."""
+    pool = sys.modules.get("concurrent.futures.thread")
+    waiting = getattr(getattr(pool, "_worker", None), "__code__", None)
+    frames = sys._current_frames()
+    ending = []
+    for thread in threads:
+        frame = frames.get(thread.ident)
+        if waiting is None or frame is None or frame.f_code is not waiting:
+            continue
+        reference = frame.f_locals.get("executor_reference")
+        executor = reference() if callable(reference) else None
+        if executor is None or getattr(executor, "_shutdown", False):
+            ending.append(thread)
+    deadline = time.monotonic() + within
+    for thread in ending:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def working(threads):
