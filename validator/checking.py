@@ -64,7 +64,7 @@ __all__ = [
     # checks more than one lesson makes
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
-    "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran",
+    "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_system_prompt_used",
 ]
 
 
@@ -466,13 +466,14 @@ class Learner:
         it ran tools of its own (the module's TOOLS). The loop, which may be right, is judged once
         it doesn't; the check's own message would blame the loop."""
         runner = next((t for t in self.lesson.todos if t.function == "execute_tool"), None)
-        lost = ignored_parameter(self.syntax_tree(), runner.function) if runner and runner.id != todo else None
+        tree = self.syntax_tree()
+        lost = ignored_parameter(tree, runner.function) if runner and runner.id != todo else None
         if not lost:
             return None
         asked = [call for run in self.runs if not run.tool_calls for exchange in run.exchanges
                  for call in exchange.asked() if str(call[0]).isidentifier()]  # not the format's lines echoed
         unran = [func for func, toolbox in self.direct_calls
-                 if not toolbox.calls and calls_function(self.syntax_tree(), func, runner.function)]
+                 if not toolbox.calls and calls_function(tree, func, runner.function)]
         if not asked and not unran:
             return None
         param, instead = lost
@@ -711,6 +712,14 @@ def expect_answer(run: AgentRun, expected: str, explain: Callable, key: str = "a
     expect(False, key, expected=expected, got=shown(run.answer))
 
 
+def expect_system_prompt_used(learner: Learner, content) -> None:
+    """A system message's `content` is the file's SYSTEM_PROMPT, when the file sets it to a string
+    as written (one built as the file runs is taken as it is): not "SYSTEM_PROMPT", the name in
+    quotes, which leaves the model without its instructions."""
+    prompt = learner.constant("SYSTEM_PROMPT", (str,))
+    expect(prompt is None or content == prompt, "system_prompt_not_used", got=quoted(content), expected=quoted(prompt))
+
+
 def expect_history_kept(run: AgentRun) -> None:
     """Each request of the run carries more messages than the one before it (the model's turn and
     its results come after them): a loop that builds its messages anew each round, or sends only
@@ -757,8 +766,7 @@ def expect_step_limit(run: AgentRun, max_steps: int, explain: Callable) -> None:
 
 def request_messages(exchange) -> list[dict]:
     """The request's messages that are dicts (none if it sent no list)."""
-    messages = exchange.request.get("messages")
-    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    return [m for m in messages_sent(exchange) if isinstance(m, dict)]
 
 
 def chat_text(message: dict) -> str:

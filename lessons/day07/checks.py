@@ -8,8 +8,8 @@ import ast
 import json
 
 from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_history_kept,
-                                expect_own_fallback, expect_turns_sent_back, expect_unknown_tool_said, parse_json,
-                                quoted, registry_arg, shown)
+                                expect_own_fallback, expect_system_prompt_used, expect_turns_sent_back,
+                                expect_unknown_tool_said, parse_json, registry_arg, shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -155,9 +155,7 @@ def test_messages_start_the_conversation(learner, world):
           and messages[0].get("role") == "system" and str(messages[0].get("content", "")).strip()
           and messages[1] == {"role": "user", "content": query})
     expect(ok, "messages_wrong", query=query, got=shown(messages))
-    prompt = learner.constant("SYSTEM_PROMPT", (str,))  # None: one built as the file runs, taken as it is
-    expect(prompt is None or messages[0].get("content") == prompt, "system_prompt_not_used",
-           got=quoted(messages[0].get("content")), expected=quoted(prompt))
+    expect_system_prompt_used(learner, messages[0].get("content"))
 
 
 

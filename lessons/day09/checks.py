@@ -8,8 +8,8 @@ latest user message to know which turn of the conversation it is in (scenarios.y
 import ast
 import json
 
-from validator.checking import (Fail, chat_text, check, expect, expect_accepted, is_own_message, learner_object,
-                                quoted, registry_arg, request_messages, shown)
+from validator.checking import (Fail, chat_text, check, expect, expect_accepted, expect_system_prompt_used,
+                                is_own_message, learner_object, registry_arg, request_messages, shown)
 
 MODEL = "mock-react-1"
 
@@ -140,9 +140,7 @@ def test_first_request(learner, world):
         if trimmed_length(learner, [messages[0], {"role": "user", "content": question}], 20) > 2:
             return  # trim_history adds to a history that fits, not __init__: 2.1's checks say so
     expect(ok, "first_request_wrong", got=roles(messages), question=question)
-    prompt = learner.constant("SYSTEM_PROMPT", (str,))  # None: one built as the file runs, taken as it is
-    expect(prompt is None or chat_text(messages[0]) == prompt, "system_prompt_not_used",
-           got=quoted(chat_text(messages[0])), expected=quoted(prompt))
+    expect_system_prompt_used(learner, chat_text(messages[0]))
 
 
 @check("1.1", points=1, en="keeps the tool_impl it is given: those are the tools that run",

@@ -392,14 +392,8 @@ def let_pools_end(threads, within=2.0):
     (shutdown(wait=False), or the pool dropped) to end, as each does once it runs: on a busy
     machine they may not have yet, and a file that makes a pool per call would outgrow the jail's
     threads (PROCESSES) by the next call, "can't start new thread", on some runs only."""
-    pool = sys.modules.get("concurrent.futures.thread")
-    waiting = getattr(getattr(pool, "_worker", None), "__code__", None)
-    frames = sys._current_frames()
     ending = []
-    for thread in threads:
-        frame = frames.get(thread.ident)
-        if waiting is None or frame is None or frame.f_code is not waiting:
-            continue
+    for thread, frame in idle_pool_workers(threads).items():
         reference = frame.f_locals.get("executor_reference")
         executor = reference() if callable(reference) else None
         if executor is None or getattr(executor, "_shutdown", False):
@@ -412,10 +406,18 @@ def let_pools_end(threads, within=2.0):
 def working(threads):
     """Those of `threads` that run something: all but a thread pool's idle workers, which wait
     for work in the pool's own loop (a pool kept between calls is no work left running)."""
+    idle = idle_pool_workers(threads)
+    return [t for t in threads if t.is_alive() and t not in idle]
+
+
+def idle_pool_workers(threads) -> dict:
+    """Those of `threads` that are a thread pool's idle workers, each with its frame: waiting for
+    work in the pool's own loop (concurrent.futures.thread's _worker)."""
     pool = sys.modules.get("concurrent.futures.thread")
-    frames = sys._current_frames()
     waiting = getattr(getattr(pool, "_worker", None), "__code__", None)
-    return [t for t in threads if t.is_alive() and getattr(frames.get(t.ident), "f_code", None) is not waiting]
+    frames = sys._current_frames()
+    return {t: frames[t.ident] for t in threads
+            if waiting is not None and t.ident in frames and frames[t.ident].f_code is waiting}
 
 
 GRADER_URL = "http://grader.invalid/v1"  # never reached: the http client hands every request to the grader
