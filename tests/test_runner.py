@@ -1248,3 +1248,30 @@ def test_a_message_that_is_no_object_is_a_protocol_error_and_is_not_kept():
     finally:
         ours.close()
         theirs.close()
+
+
+RUNS_TEXT = '''
+import ast
+import builtins
+from collections import namedtuple
+
+
+def hidden(text):
+    run = getattr(builtins, "".join(map(chr, (101, 118, 97, 108))))
+    return run(text)
+
+
+def library_exec():
+    Point = namedtuple("Point", "x y")  # the library execs its own code
+    return list(Point(1, 2)) + [ast.literal_eval("[3]")[0]]
+'''
+
+
+def test_the_child_sees_text_run_as_code_however_reached(load):
+    """eval() reached by a name built at run time is seen where it runs (an audit hook in the
+    child), at its line of the learner's file; a library's exec, or ast, is not the learner's."""
+    submission = load(RUNS_TEXT)
+    outcome = call(submission, "hidden", "6 * 7")
+    assert (outcome.value, outcome.ran_code) == (42, 9)
+    outcome = call(submission, "library_exec")
+    assert (outcome.value, outcome.ran_code) == ([1, 2, 3], 0)

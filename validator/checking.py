@@ -348,6 +348,7 @@ class Learner:
     direct_calls: list[tuple[str, ToolBox]] = field(default_factory=list)  # its other calls, each with its tools
     printed: str = ""  # what the learner's code printed during the last call
     left_running: int = 0  # threads the last call started and left running when it returned
+    ran_code: int = 0  # the line of the learner's file that ran text as code (eval, exec) in the last call
     live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
     limit: float | None = None  # seconds per call, if not the lesson's
 
@@ -408,7 +409,7 @@ class Learner:
         """The value the call returned, or Fail with the reason it has none. Failures with one
         root cause (the file does not load, a hang at the same line) share a `cause`, so the
         report says it once."""
-        self.printed, self.left_running = outcome.stdout, outcome.left_running
+        self.printed, self.left_running, self.ran_code = outcome.stdout, outcome.left_running, outcome.ran_code
         if outcome.unawaited or isinstance(outcome.value, Unawaited):
             error = outcome.error or {}
             if "running event loop" in str(error.get("message", "")):  # asyncio.run(llm_call(…)) in async code

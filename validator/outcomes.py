@@ -91,6 +91,7 @@ class Outcome:
     stdout: str = ""
     unawaited: int = 0  # model-call coroutines made but never awaited
     left_running: int = 0  # threads the call started that still ran when it returned
+    ran_code: int = 0  # the first line of the learner's file that ran text as code (eval, exec), if any
     seconds: float = 0.0
     child_ok: bool = False  # the call ended cleanly: the child can serve the next one
     again: bool = False  # a hang at a line where an earlier call hung: the same cause

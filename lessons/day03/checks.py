@@ -650,8 +650,8 @@ def expect_refused(learner, expression: str):
 def judge_refusal(learner, expression: str, got, failure):
     if failure is None and isinstance(got, str) and ERROR_WORDS.search(got):
         raise Fail("refusal_returned", expression=expression, got=repr(got))
-    if failure is None:  # "eval() runs anything" is said to a file that has an eval() or exec()
-        key = "code_ran" if eval_calls(learner.syntax_tree()) else "code_accepted"
+    if failure is None:  # "eval() runs anything" is said to a file that has, or ran, an eval() or exec()
+        key = "code_ran" if learner.ran_code or eval_calls(learner.syntax_tree()) else "code_accepted"
         raise Fail(key, expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
     kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
     expect(kind == "ValueError" and message.strip(), "refusal_not_valueerror", detail=failure.detail,
@@ -787,6 +787,8 @@ def test_no_eval(learner, world):
     expect_number(learner, f"{a} * {b}")
     for name, line in eval_calls(learner.syntax_tree()):
         raise Fail("uses_eval", name=name, line=line)
+    if learner.ran_code:  # reached in a way the source doesn't spell: the child saw it run
+        raise Fail("ran_text_as_code", line=learner.ran_code)
 
 
 @check("1.4", points=1, en="an unknown tool's error says there is no such tool, not that it failed",

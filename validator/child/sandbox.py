@@ -18,6 +18,8 @@ errors. Messages, one JSON object per line (see wire.py):
     child  -> grader  {"op": "done", "call": 3, "value": ...} | {..., "error": {...}} | ..., with "stdout"
                       | {..., "real_sleep": 7, "traceback": "..."}: it called time.sleep itself (sleep_given)
                       and "left_running": 2, the threads the call started that still run (never joined)
+                      and "ran_code": 14, the first line of the learner's file that ran text as code
+                      (eval, exec: however reached, seen by an audit hook)
     grader -> child   {"op": "stop"}         the call ran out of time: say where it is stuck, then end it
     child  -> grader  {"op": "stuck", "where": "...", "spot": [line]}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
@@ -160,6 +162,7 @@ class Child(HangWatch):
         self.stopped = False
         self.loops = None  # line -> its `while` loop's first line, read when first needed
         self.slept = None  # the call's own time.sleep: (seconds, the learner's lines), when refused
+        self.ran_code = None  # the call's first line of the learner's file that ran code from text
 
     # ------------------------------------------------------------ loading the file
 
@@ -221,6 +224,16 @@ class Child(HangWatch):
             mine = [f for f in traceback.extract_stack(caller) if f.filename == self.path]
             self.slept = (seconds, "".join(traceback.format_list(mine)))
         raise SleptForReal(seconds)
+
+    def audit(self, event, args):
+        """sys.addaudithook's hook: note the first line of the learner's file that runs code made
+        from text during a call. eval() and exec() raise "exec" however the learner reached them
+        (another name, getattr with a built string); a library's own exec (namedtuple, dataclasses)
+        or an import is called from another file."""
+        if event == "exec" and self.running and self.ran_code is None:
+            caller = sys._getframe(1)
+            if caller.f_code.co_filename == self.path:
+                self.ran_code = caller.f_lineno
 
     # ------------------------------------------------------------ the model and the tools
 
@@ -321,7 +334,7 @@ class Child(HangWatch):
         self.created = self.awaited = 0
         self.hang_spots = {int(spot[0]) for spot in request.get("hang_spots", [])}
         self.stopped = False
-        self.slept = None
+        self.slept = self.ran_code = None
         try:
             function = getattr(self.module, request["func"], None)
             if not callable(function):
@@ -356,6 +369,8 @@ class Child(HangWatch):
                      unawaited=self.created - self.awaited,
                      clean=not (self.stopped and learner_threads),
                      left_running=len(working([t for t in learner_threads if t not in before])))
+        if self.ran_code is not None:
+            reply["ran_code"] = self.ran_code
         return reply
 
     async def tracked(self, coroutine):
@@ -486,6 +501,7 @@ def main(where, path):
     output = CappedText(on_flood=flood)
     sys.stdout = sys.stderr = output
     child = Child(channel, path, output)
+    sys.addaudithook(child.audit)  # in this process only (a fork server's children each add their own)
     request = channel.calls.get()
     try:
         child.running = True

@@ -284,7 +284,8 @@ class Submission(ChildProcess):
     @staticmethod
     def _read_done(message) -> Outcome:
         common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited") or 0),
-                      left_running=int(message.get("left_running") or 0), child_ok=True)
+                      left_running=int(message.get("left_running") or 0),
+                      ran_code=int(message.get("ran_code") or 0), child_ok=True)
         if "missing" in message:
             return Outcome(problem=Problem.MISSING, detail=str(message["missing"]), **common)
         if "missing_type" in message:
