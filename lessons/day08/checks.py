@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
                                 expect_asked_tools_ran, expect_fresh_start, find_observations, first_number,
                                 is_own_message, learner_object, names_tool, read_final, read_request, request_messages,
-                                request_text, shown, text_from, tool_arg, tools_arg, written_after_request)
+                                quoted, request_text, shown, text_from, tool_arg, tools_arg, written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 BEIJING = timezone(timedelta(hours=8))
@@ -306,10 +306,30 @@ def explain_transcript(learner, run):
                 raise Fail("made_up_kept", request=later[0], line=line.strip())
     explain_slips(run)
     explain_misspelt(run)
+    explain_tool_not_run(learner, run)
     for failed in (c for c in run.tool_calls if c.failed):
         later = [prompt(e) for e in exchanges[failed.round:]]
         expect(any(str(failed.output) in p for p in later), "error_not_fed_back", tool=failed.name,
                error=str(failed.output), got=shown(run.answer))
+
+
+def explain_tool_not_run(learner, run):
+    """A request for one of the loop's tools that no tool ran for before the next request. When the
+    learner's cut_reply and parse_reply read it right, the loop lost it (execute_tool's arguments
+    in another order, a lookup of its own); when they don't, their own checks say so."""
+    for number, exchange in enumerate(run.exchanges[:-1], start=1):
+        asked = read_request(reply(exchange))
+        if not asked or asked[0] not in run.handed or any(c.round == number for c in run.tool_calls):
+            continue
+        try:
+            parsed = learner.call("parse_reply", text_from(learner, "cut_reply", reply(exchange)))
+        except Fail:
+            return
+        if isinstance(parsed, (list, tuple)) and len(parsed) == 3 and [str(p).strip() for p in parsed[1:]] == list(asked):
+            told = [chat_text(m) for m in request_messages(run.exchanges[number]) if m.get("role") == "user"]
+            raise Fail("tool_not_run", call=f"{asked[0]}({asked[1]!r})", round=number,
+                       observation=quoted(told[-1] if told else None))
+        return
 
 
 def explain_answer(run):
