@@ -16,7 +16,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterable
 
 import pytest
 
@@ -566,7 +566,9 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # "calculator failed: 'NoneType' object is not callable" (the lookup's None called) or "failed:
 # 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
-    r"unknown|unrecogni[sz]ed|not (?:a |an )?recogni[sz]ed|n[o']?t (?:be )?found|n[o']?t known|no such|"
+    r"unknown|unrecogni[sz]ed|n[o']?t (?:a |an )?recogni[sz]ed?|n[o']?t (?:be )?found|n[o']?t known|no such|"
+    r"not on the list|(?:wrong|bad) (?:tool|action|function)|valid (?:tools|actions|functions|names|options)|"
+    r"(?:cannot|can'?t) use\b|"
     r"unsupported|non-?existent|never (?:been )?(?:registered|defined)|"
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
     r"(?:is|are) missing\b|missing from\b|\btool\b[^.\n]{0,40}\bnot defined|"
@@ -577,14 +579,22 @@ UNKNOWN_TOOL = re.compile(
     r"\bundefined\b|\bhas no (?!attribute)|nothing (?:is )?(?:registered|by that name|called|named)|"
     r"\bno\s+(?:[\w-]+\s+)?(?:entry|handler)\b|unexpected (?:tool|action|function)|can only (?:run|use|call)\b|"
     r"未知|不存在|没有|找不到|未找到|查不到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|可以用的|只能用|"
+    r"(?:无法|未能|没能|不能)找到|写错|"
     r"不是[^，。,.\n]{0,6}工具|可用的?工具|"
     r"不在[^，。,.\n]{0,10}(?:列表|工具|清单|注册)", re.IGNORECASE)
 
 
-def expect_unknown_tool_said(error, name: str, got) -> None:
+CRASH_WORDS = re.compile(r"\b\w+(?:Error|Exception)\b|\bfailed\b|not callable|Traceback|失败|出错")
+
+
+def expect_unknown_tool_said(error, name: str, got, known: Iterable[str] = ()) -> None:
     """An unknown tool's error says there is no such tool, so the model picks another: not a
-    failure of the tool (the validator's "unknown_tool_not_said")."""
-    expect(isinstance(error, str) and UNKNOWN_TOOL.search(error), "unknown_tool_not_said", name=name,
+    failure of the tool (the validator's "unknown_tool_not_said"). Said in words (UNKNOWN_TOOL),
+    or by naming the tools there are (`known`, two of them at least), with no word of a crash."""
+    others = [tool for tool in known if tool != name]
+    listed = isinstance(error, str) and len(others) > 0 and not CRASH_WORDS.search(error) and sum(
+        bool(re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", error)) for tool in others) >= min(2, len(others))
+    expect(isinstance(error, str) and (UNKNOWN_TOOL.search(error) or listed), "unknown_tool_not_said", name=name,
            got=shown(got))
 
 

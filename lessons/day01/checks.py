@@ -262,7 +262,9 @@ def test_history(learner, world):
         expect(not roles, "result_wrong_role", call=tool_call_text(first), role=", ".join(roles))
         expect(False, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))
     before = messages[found[0] - 1] if found[0] else {}
-    holds = before.get("content") == first or (first["name"] in content_text(before) and "tool" in content_text(before))
+    said = content_text(before)  # the decision itself, or text that holds all of it: its name and every argument
+    args = first.get("args") if isinstance(first.get("args"), dict) else {}
+    holds = before.get("content") == first or (first["name"] in said and all(str(v) in said for v in args.values()))
     expect(before.get("role") == "assistant" and holds, "decision_not_appended", decision=shown(first),
            got=shown(messages))
 
@@ -312,7 +314,7 @@ def test_unknown_tool_said(learner, world):
     v = numbers(world, "unknown_tool")
     args = {"expression": f"{v['a']} * {v['d']} + {v['c']}"}
     result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
-    expect_unknown_tool_said(result, "calculator", result)
+    expect_unknown_tool_said(result, "calculator", result, ALL_TOOLS)
 
 
 @check("1.3", points=1, en="the step limit's message is the agent's own, not the question handed back",

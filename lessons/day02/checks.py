@@ -440,7 +440,7 @@ def test_unknown_tool_said(learner, world):
     v = numbers(world, "arithmetic")
     args = {"expression": f"{v['a']} * {v['b']}"}
     result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
-    expect_unknown_tool_said(result, "calculator", result)
+    expect_unknown_tool_said(result, "calculator", result, ALL_TOOLS)
 
 
 @check("1.5", points=1, en="the step limit's message is the agent's own, not the question handed back",

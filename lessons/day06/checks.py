@@ -62,7 +62,7 @@ def test_describes_any_tool_list(learner, world):
 
 def run_execute_tool(learner, world, action, action_input):
     toolbox = ToolBox(world)
-    result = learner.call("execute_tool", tools_arg(world, ["Calculator", "Weather"]), action,
+    result = learner.call("execute_tool", tools_arg(world, ["Weather", "Calculator"]), action,
                           action_input, tools=toolbox)
     expect(isinstance(result, Record) and result.type == "ToolResult", "not_a_tool_result",
            got=shown(result))
@@ -174,6 +174,33 @@ def test_prompt_has_history_in_order(learner, world):
         expect(glued is None, "prompt_step_glued", number=number, line=glued)
         positions.append(readable[-1].line)
     expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
+
+
+def builds_in_order(learner, world) -> bool:
+    """Whether build_react_prompt shows two steps in the order it is given them (its own check says
+    what is wrong when it doesn't)."""
+    question, steps = world.scenarios["fahrenheit"].question, fahrenheit_steps(world)
+    try:
+        prompt, first = build_prompt(learner, world, question, steps), build_prompt(learner, world, question, [])
+    except Fail:
+        return False
+    reads = [new_reads(prompt, first, step) for step in steps]
+    return all(reads) and reads[0][-1].line < reads[1][-1].line
+
+
+def expect_steps_oldest_first(learner, world, run):
+    """The loop keeps its steps oldest first: the run's last prompt shows the tools' results in the
+    order they ran (judged when build_react_prompt keeps the order it is given)."""
+    reads = read_steps(run.exchanges[-1].prompt) if run.exchanges else []
+    spots = []
+    for call in sorted(run.tool_calls, key=lambda c: c.round):
+        step = {"action": call.name, "action_input": str(call.input).strip(), "observation": str(call.output)}
+        spot = next((index for index, read in enumerate(reads) if reads_as(read, step)), None)
+        if spot is not None:
+            spots.append((spot, call.name))
+    for (spot, earlier), (later_spot, later) in zip(spots, spots[1:]):
+        if later_spot < spot and builds_in_order(learner, world):
+            raise Fail("steps_newest_first", first=earlier, second=later)
 
 
 def new_reads(prompt: str, first: str, step: dict) -> list:
@@ -510,6 +537,7 @@ def test_really_uses_model_and_tools(learner, world):
     expect(run.exchanges, "no_llm_call")
     explain_transcript(run)
     expect_stopped_at_final(learner, run)
+    expect_steps_oldest_first(learner, world, run)
     for index, exchange in enumerate(run.exchanges):
         if (request := read_request(exchange.reply)) is None:
             continue
@@ -527,7 +555,7 @@ def test_really_uses_model_and_tools(learner, world):
        zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
 def test_unknown_tool_said(learner, world):
     result, _ = run_execute_tool(learner, world, "Translator", "你好")
-    expect_unknown_tool_said(result.output, "Translator", result)
+    expect_unknown_tool_said(result.output, "Translator", result, ["Calculator", "Weather"])
 
 
 @check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",

@@ -1,0 +1,56 @@
+# expect: full
+# style: the assistant message is text that holds the whole decision, "Calling multiply(a=5, b=6)"
+"""Day 01 — the agent loop, over decision dicts."""
+from __future__ import annotations
+
+from typing import Callable
+
+import mock_llm
+
+
+def add(a, b):
+    return a + b
+
+
+def multiply(a, b):
+    return a * b
+
+
+def llm(messages: list[dict]) -> dict:
+    """Show the model the conversation, get its next decision. Here: the kit's offline mock."""
+    return mock_llm.reply("day01", messages)
+
+def build_registry(functions: list[Callable]) -> dict[str, Callable]:
+    return {func.__name__: func for func in functions}
+
+
+def execute_tool(tools: dict[str, Callable], name: str, args: dict) -> str:
+    func = tools.get(name)
+    if func is None:
+        return f"Error: unknown tool '{name}'. Available tools: {', '.join(tools)}"
+    try:
+        return str(func(**args))
+    except Exception as error:
+        return f"Error: {name} failed: {error}"
+
+
+def react_agent(question: str, tools: dict[str, Callable], max_steps: int = 5) -> str:
+    messages = [{"role": "user", "content": question}]
+    for _ in range(max_steps):
+        decision = llm(messages)
+        kind = decision.get("type")
+        if kind == "final":
+            return decision["content"]
+        if kind != "tool":
+            return f"Stopped: unknown decision type {kind!r}"
+        name, args = decision["name"], decision["args"]
+        call = f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+        messages.append({"role": "assistant", "content": f"Calling {call}"})
+        messages.append({"role": "tool", "content": execute_tool(tools, name, args)})
+    return f"Stopped: no final answer after {max_steps} steps."
+
+
+if __name__ == "__main__":
+    tools = build_registry([add, multiply])
+    question = "First work out 5 × 6, then add 10 to the result."
+    print(question, "->", react_agent(question, tools))
