@@ -1,6 +1,6 @@
 # expect-lose: 4.1
 # expect-keep: 2.1
-# expect-message: newest first
+# expect-message: puts each new step before the earlier ones
 # why: the loop keeps the newest step first (steps.insert(0, ...)), so the prompt shows the history backwards.
 """Day 06 — a ReAct agent by hand, text protocol.
 
