@@ -11,7 +11,12 @@ import re
 from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_asked_tools_ran,
                                 expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
                                 learner_object, names_tool, read_final, read_request, read_steps, request_text,
-                                sees_question, shown, text_from, tools_arg, written_after_request)
+                                sees_question, shown, text_from, tools_arg, unseen, written_after_request)
+
+OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: a prompt describes the ones it is given
+    "Dictionary": "Looks up an English word and gives its meaning. Input: the word.",
+    "Timer": "Counts down a number of minutes. Input: the minutes.",
+}
 
 
 def returned_str(func, value):
@@ -121,6 +126,18 @@ def test_prompt_question_and_tools(learner, world):
     expect_question_and_tools(build_prompt(learner, world, question, []), world, question, 0)
 
 
+@check("1.2", points=1, en="describes the tools it is given, not the file's TOOLS",
+       zh="描述传入的工具，而不是文件里的 TOOLS")
+def test_prompt_describes_given_tools(learner, world):
+    others = unseen(world, OTHER_TOOLS)
+    question = world.scenarios["run"].question
+    prompt = returned_str("build_react_prompt", learner.call(
+        "build_react_prompt", question, tools_arg(world, list(others), extra=others), []))
+    for name, description in others.items():
+        expect(description in prompt, "prompt_not_given_tools", tool=name, description=description,
+               names=", ".join(others))
+
+
 @check("1.2", points=1, en="once there are steps: still the question and the tools, and every step in order",
        zh="有了步骤之后：仍有问题和工具，并按顺序包含每一步")
 def test_prompt_with_steps(learner, world):
@@ -205,6 +222,9 @@ def test_cut_made_up_final_answer(learner, world):
         # the same answer with no Observation line before it: the cut is after the Action Input line
         expect_cut(learner, reply[:len(reply) - len(made_up)].rstrip() + "\n"
                    + "\n".join(line for line in made_up.splitlines() if not OBSERVATION.match(line)))
+    # a second request made up straight after the first: the cut is after the first Action Input line
+    steps = fahrenheit_steps(world)
+    expect_cut(learner, steps[0]["reply"] + "\n" + steps[1]["reply"])
 
 
 OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation:** {x}", "Observation：{x}",
@@ -361,7 +381,11 @@ def test_run_task(learner, world):
 def test_two_step_task(learner, world):
     report = world.weather[world.scenarios["fahrenheit"].values["hot_city"]]
     fahrenheit = calculate(f"{first_number(report)} * 9 / 5 + 32")
-    expect_answer(learner, run_agent(learner, world, "fahrenheit"), f"{fahrenheit}°F", report)
+    run = run_agent(learner, world, "fahrenheit")
+    expect_answer(learner, run, f"{fahrenheit}°F", report)
+    final = read_final(run.exchanges[-1].reply) or ""  # two lines: the answer, then the report it rests on
+    lost = [line.strip() for line in final.splitlines() if line.strip() and line.strip() not in run.answer]
+    expect(not lost, "answer_cut_short", line=lost and lost[0], expected=final, got=run.answer)
 
 
 @check("3.1", points=1, en="only real results reach the prompt, and every requested tool runs (transcript)",

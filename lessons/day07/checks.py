@@ -211,7 +211,7 @@ def mock_response(world, scenario):
 @check("3.1", points=1, en="every tool call, in order, with its id, name and arguments",
        zh="按顺序读出每个工具调用的 id、name 和 arguments")
 def test_reads_parallel_calls(learner, world):
-    response = mock_response(world, "compare")
+    response = mock_response(world, "compare_three")  # never in the order asked, at any seed
     expected = [Record("ToolRequest", {"id": c["id"], "name": c["function"]["name"],
                                        "arguments": c["function"]["arguments"]})
                 for c in response["choices"][0]["message"]["tool_calls"]]
@@ -393,6 +393,17 @@ def expect_parallel_calls(learner, world, scenario):
             content = sent.get(call["id"], "")
             expect(str(world.quotes[ticker]["price"]) in content, "wrong_pairing", call_id=call["id"],
                    ticker=ticker, content=content)
+    tickers = [call.args["ticker"] for call in run.scenario.turns[0]]
+    expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in tickers))
+
+
+@check("4.1", points=1, en="max_iter counts requests: three calls in one response, then the answer, within max_iter=2",
+       zh="max_iter 数的是请求：一次响应里三个调用，再加上答案，max_iter=2 就够")
+def test_max_iter_counts_requests(learner, world):
+    run = run_agent(learner, world, "compare_three", 2)
+    answered = len(run.exchanges) == 2 and not reply_of(run.exchanges[1]).get("tool_calls")
+    if not answered and len(run.exchanges) < 2 and len(run.tool_calls) >= 2:
+        raise Fail("max_iter_counts_calls", max_iter=2, requests=len(run.exchanges), calls=len(run.tool_calls))
     tickers = [call.args["ticker"] for call in run.scenario.turns[0]]
     expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in tickers))
 

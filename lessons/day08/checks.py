@@ -10,12 +10,17 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
+from validator.checking import (OBSERVATION, Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
                                 expect_asked_tools_ran, expect_fresh_start, find_observations, first_number,
                                 is_own_message, learner_object, names_tool, read_final, read_request, request_messages,
-                                quoted, request_text, shown, text_from, tool_arg, tools_arg, written_after_request)
+                                quoted, request_text, shown, text_from, tool_arg, tools_arg, unseen,
+                                written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
+OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: the system prompt offers the ones run_agent is given
+    "convert_currency": "Converts an amount between currencies. Input: such as 100 USD to CNY.",
+    "get_air_quality": "Today's air quality index in a city. Input: the city name.",
+}
 BEIJING = timezone(timedelta(hours=8))
 OBSERVATION = re.compile(r"^\s*Observation\s*:", re.IGNORECASE)
 
@@ -365,6 +370,25 @@ def explain_misspelt(run):
             told = find_observations(prompt(run.exchanges[index + 1]), call.misspelt, given)
             if told and not names_tool(told[-1], call.tool):
                 raise Fail("misspelt_not_listed", wrong=call.misspelt, observation=told[-1], right=call.tool)
+
+
+@check("3.1", points=1, en="the messages: a system prompt for the tools it is given, each Observation a user message",
+       zh="消息：系统提示描述的是传入的工具，每条 Observation 都是 user 消息")
+def test_messages_as_described(learner, world):
+    others = unseen(world, OTHER_TOOLS)
+    run = learner.run_agent("run_agent", "weather", agent_tools(world) + tools_arg(world, list(others), extra=others))
+    expect_accepted(run)
+    expect(run.exchanges, "no_request")
+    system = " ".join(chat_text(m) for m in request_messages(run.exchanges[0]) if m.get("role") == "system")
+    for name, description in others.items():
+        expect(description in system, "system_prompt_not_given_tools", tool=name, description=description,
+               names=", ".join(others))
+    for number, exchange in enumerate(run.exchanges[1:], start=2):
+        for message in request_messages(exchange):
+            first_line = next((line for line in chat_text(message).splitlines() if line.strip()), "")
+            expect(message.get("role") == "user" or not OBSERVATION.match(first_line), "observation_not_user",
+                   request=number, role=str(message.get("role")), got=first_line)
+    expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
 @check("3.1", points=1, en="the weather task: the answer holds the real report", zh="天气题：答案里是真实的天气")
