@@ -251,7 +251,7 @@ class ToolBox:
     calls: list[ToolCall] = field(default_factory=list)
     rounds: Callable[[], int] = lambda: 0
 
-    def __call__(self, name: str, *args, **kwargs):
+    def __call__(self, name: str, /, *args, **kwargs):  # a tool may take a `name` argument of its own
         given = args[0] if len(args) == 1 and not kwargs else (kwargs if not args else [*args, kwargs])
         tool = self.world.tools.get(name)
         try:
@@ -731,10 +731,21 @@ def expect_system_prompt_used(learner: Learner, content) -> None:
     expect(prompt is None or content == prompt, "system_prompt_not_used", got=quoted(content), expected=quoted(prompt))
 
 
+def expect_asked_once(run: AgentRun) -> None:
+    """No request is the one before it again with no tool run between them: a loop that calls the
+    model twice in one round (once to look at the answer's type, once more to use it) gets two
+    answers to one question. (The same request after a tool ran: the messages were built anew.)"""
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        again = messages_sent(before) and messages_sent(before) == messages_sent(after)
+        expect(not again or any(call.round == number - 1 for call in run.tool_calls), "model_asked_twice",
+               request=number, previous=number - 1)
+
+
 def expect_history_kept(run: AgentRun) -> None:
     """Each request of the run carries more messages than the one before it (the model's turn and
     its results come after them): a loop that builds its messages anew each round, or sends only
     the newest, shows the model nothing of its own earlier turns ("history_restarted")."""
+    expect_asked_once(run)
     for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
         sent = [len(messages_sent(exchange)) for exchange in (before, after)]
         expect(sent[1] > sent[0], "history_restarted", request=number, previous=number - 1, before=sent[0],

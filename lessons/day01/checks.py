@@ -6,9 +6,9 @@ decision dicts. Numbers come from `world`, so with another seed every expected v
 """
 import re
 
-from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_fresh_start,
-                                expect_history_kept, expect_own_fallback, expect_question_asked, expect_step_limit,
-                                expect_unknown_tool_said, quoted, raised_in, registry_arg, shown, tool_arg,
+from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_asked_once,
+                                expect_fresh_start, expect_history_kept, expect_own_fallback, expect_question_asked,
+                                expect_step_limit, expect_unknown_tool_said, quoted, raised_in, registry_arg, shown, tool_arg,
                                 tool_call_text, unseen, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
@@ -172,9 +172,12 @@ def explain(run, max_steps=5):
     for call in run.tool_calls:  # a tool asked for rightly, failed by the way execute_tool called it
         decision = run.exchanges[call.round - 1].decision if 0 < call.round <= len(run.exchanges) else {}
         args = decision.get("args")
+        if call.failed and isinstance(call.input, dict) and "args" in call.input and call.input.get("args") == args:
+            raise Fail("decision_as_args", call=tool_call_text(decision), got=shown(call.input))
         if (call.failed and call.name in LOOP_TOOLS and isinstance(args, dict) and set(args) == {"a", "b"}
                 and "argument" in str(call.output)):  # a TypeError of the call itself, not of the numbers
             raise Fail("tool_failed_in_execute_tool", call=tool_call_text(decision), error=str(call.output))
+    expect_asked_once(run)
     question = run.scenario.question
     asked = [tool_call_text(d) for d in tool_decisions(run)]
     repeated = max(asked, key=asked.count) if asked else None
@@ -282,6 +285,8 @@ def test_unknown_tool_recovers(learner, world):
 def test_unknown_decision_type(learner, world):
     run = run_agent(learner, world, "unknown_type")
     expect(run.exchanges, "no_llm_call")
+    expect_question_asked(run)  # else the model answers something else, and its type says nothing
+    expect_asked_once(run)
     decision = run.exchanges[0].decision
     kind = decision["type"]
     ok = isinstance(run.answer, str) and kind in run.answer and not run.tool_calls and len(run.exchanges) == 1
