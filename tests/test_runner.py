@@ -1275,3 +1275,25 @@ def test_the_child_sees_text_run_as_code_however_reached(load):
     assert (outcome.value, outcome.ran_code) == (42, 9)
     outcome = call(submission, "library_exec")
     assert (outcome.value, outcome.ran_code) == ([1, 2, 3], 0)
+
+
+CHANGES_ARGS = '''
+def renames(registry):
+    for name, info in registry.items():
+        info["function"] = name
+    return len(registry)
+
+
+def reads(registry, items):
+    return sorted(registry) + list(items)
+'''
+
+
+def test_a_watched_call_says_which_arguments_it_changed(load):
+    submission = load(CHANGES_ARGS)
+    registry = {"$dict": [["add", {"$dict": [["function", {"$tool": "add"}]]}]]}
+    outcome = call(submission, "renames", registry, watch=True)
+    assert (outcome.value, outcome.changed_args) == (1, [0])
+    outcome = call(submission, "reads", registry, [1, 2], watch=True)
+    assert (outcome.value, outcome.changed_args) == (["add", 1, 2], [])
+    assert call(submission, "renames", registry).changed_args == []  # not watched: not looked at

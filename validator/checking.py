@@ -116,6 +116,11 @@ class Fail(Exception):
         self.cause: str | None = None  # set when other checks fail for the very same reason
         self.unloaded: Status | None = None  # set when the file could not load: its gradebook status
 
+    def raised_a(self, name: str) -> bool:
+        """Whether the learner's code raised an instance of the built-in exception `name` (a class
+        of their own that subclasses it is one: class ParseError(ValueError))."""
+        return self.raised and f"builtins.{name}" in (self.params.get("kinds") or [f"builtins.{self.params.get('type')}"])
+
     @property
     def raised(self) -> bool:
         """Whether the learner's code raised. (An exception json raises carries the StopIteration
@@ -349,6 +354,7 @@ class Learner:
     printed: str = ""  # what the learner's code printed during the last call
     left_running: int = 0  # threads the last call started and left running when it returned
     ran_code: int = 0  # the line of the learner's file that ran text as code (eval, exec) in the last call
+    changed_args: list[int] = field(default_factory=list)  # the arguments a watched call changed
     live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
     limit: float | None = None  # seconds per call, if not the lesson's
 
@@ -383,13 +389,15 @@ class Learner:
                 found = literal if isinstance(literal, kinds) and not boolean else None
         return found
 
-    def call(self, func: str, *args, tools: ToolBox | None = None):
+    def call(self, func: str, *args, tools: ToolBox | None = None, watch: bool = False):
         """func(*args) in the learner's process; its value, or Fail with the reason there is none.
-        Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one."""
+        Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one.
+        `watch`: note which arguments it changed in `changed_args`."""
         self._check_types(args)
         tools = tools or ToolBox(self.world)
         self.direct_calls.append((func, tools))
-        outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools)
+        outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools, watch=watch)
+        self.changed_args = outcome.changed_args
         return self.result(func, outcome)
 
     def _check_types(self, value) -> None:
@@ -437,7 +445,8 @@ class Learner:
             if "StopIteration" in [error["type"], *(c.split(":")[0] for c in error.get("chain", []))]:
                 key = "stop_iteration"  # next() on an empty iterator; inside a coroutine, a RuntimeError
             raise Fail(key, detail=error.get("traceback", ""), func=func, type=error["type"],
-                       message=message, chain=list(error.get("chain") or []))
+                       message=message, chain=list(error.get("chain") or []),
+                       kinds=[str(kind) for kind in error.get("kinds") or []])
         return outcome.value
 
     def run_agent(self, func: str, scenario: str, *args) -> AgentRun:

@@ -7,7 +7,7 @@ to their values, go into JSON as them, and a lesson's check may still write `== 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -92,6 +92,7 @@ class Outcome:
     unawaited: int = 0  # model-call coroutines made but never awaited
     left_running: int = 0  # threads the call started that still ran when it returned
     ran_code: int = 0  # the first line of the learner's file that ran text as code (eval, exec), if any
+    changed_args: list[int] = field(default_factory=list)  # the arguments the call changed (when watched)
     seconds: float = 0.0
     child_ok: bool = False  # the call ended cleanly: the child can serve the next one
     again: bool = False  # a hang at a line where an earlier call hung: the same cause

@@ -5,7 +5,6 @@ loop on a task of scenarios.yaml against the mock model, which answers `llm(mess
 decision written as JSON text: bare, in a ```json fence or in prose, and sometimes broken.
 Numbers come from `world`, so with another seed every expected value changes.
 """
-import builtins
 import json
 
 from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_history_kept,
@@ -40,12 +39,15 @@ def system_prompt(learner, world, names=None, described=None):
     return prompt
 
 
-@check("1.1", points=1, en="names and describes every tool", zh="列出每个工具的名字和描述")
+@check("1.1", points=1, en="names and describes every tool, and leaves the registry as it was",
+       zh="列出每个工具的名字和描述，并且不改动传入的工具表")
 def test_prompt_describes_tools(learner, world):
-    prompt = system_prompt(learner, world)
+    prompt = learner.call("build_system_prompt", registry(world, LOOP_TOOLS), watch=True)
+    expect(isinstance(prompt, str), "not_a_string", func="build_system_prompt", got=shown(prompt))
     for name in LOOP_TOOLS:
         expect(name in prompt and world.tool_descriptions[name] in prompt, "tool_missing_from_prompt",
                tool=name, got=prompt)
+    expect(not learner.changed_args, "registry_changed")
 
 
 @check("1.1", points=1, en="describes the tools it is given, not a fixed list", zh="描述传入的工具，而不是固定清单")
@@ -89,31 +91,25 @@ def expect_parsed(learner, reply, expected):
     expect(got == expected, "parse_wrong", reply=reply, got=shown(got), expected=json.dumps(expected))
 
 
-def is_value_error(type_name: str) -> bool:
-    """Whether an exception of your code, known here by its class name, counts as a ValueError:
-    a built-in exception must be one (AttributeError is not); json.JSONDecodeError and a class of
-    your own (class ParseError(ValueError)) are taken at their word."""
-    kind = getattr(builtins, type_name, None)
-    return not (isinstance(kind, type) and issubclass(kind, BaseException)) or issubclass(kind, ValueError)
-
-
 def expect_refused(learner, reply, key):
     try:
         got = learner.call("parse_decision", reply)
     except Fail as failure:
         if not failure.raised:
             raise
-        if is_value_error(failure.params["type"]):
+        if failure.raised_a("ValueError"):  # json.JSONDecodeError, class ParseError(ValueError) too
             return
         raise Fail("parse_wrong_error", detail=failure.detail, reply=reply, type=failure.params["type"],
                    message=failure.params["message"]) from None
     expect(False, key, reply=reply, got=shown(got))
 
 
-@check("1.2", points=1, en="reads a bare JSON object", zh="读出单独一个 JSON 对象")
+@check("1.2", points=1, en="reads a bare JSON object (a tool's args may be empty)", zh="读出单独一个 JSON 对象（工具的 args 可以为空）")
 def test_parses_bare_json(learner, world):
     decision = tool_decision(world)
     expect_parsed(learner, json.dumps(decision), decision)
+    no_args = {"type": "tool", "name": "list_tools", "args": {}}  # a call with nothing to pass is a call
+    expect_parsed(learner, json.dumps(no_args), no_args)
 
 
 @check("1.2", points=1, en="reads JSON in a ```json fence, over several lines", zh="读出 ```json 代码块里跨多行的 JSON")
@@ -291,7 +287,7 @@ def run_agent(learner, world, scenario, *max_steps):
         if last.layout == "broken":
             raise Fail("crashed_on_broken", **params) from None
         failed_tool = run.tool_calls and run.tool_calls[-1].failed and run.tool_calls[-1].round == len(run.exchanges)
-        if failed_tool or (last.decision.get("type") == "tool" and not is_value_error(failure.params["type"])):
+        if failed_tool or (last.decision.get("type") == "tool" and not failure.raised_a("ValueError")):
             raise Fail("crashed_on_tool", **params) from None
         raise Fail("crashed_on_reply", **params) from None
 
@@ -354,6 +350,9 @@ def test_starts_with_system_prompt(learner, world):
     run = run_agent(learner, world, "arithmetic")
     expect(run.exchanges, "no_llm_call")
     first = run.exchanges[0].messages
+    if first and first[0].get("role") == "system":  # a system prompt, but not of the tools the loop was given
+        missing = [name for name in LOOP_TOOLS if name not in content_text(first[0])]
+        expect(not missing, "system_prompt_not_given_tools", tool=missing and missing[0], names=", ".join(LOOP_TOOLS))
     ok = (len(first) >= 2 and first[0].get("role") == "system" and all(n in content_text(first[0]) for n in LOOP_TOOLS)
           and first[1].get("role") == "user" and content_text(first[1]) == run.scenario.question)
     expect(ok, "no_system_prompt", question=run.scenario.question, got=shown(first[:2]))
@@ -395,6 +394,20 @@ def test_correction_round(learner, world):
         if before.layout == "broken" and any(m.get("role") == "tool" for m in sent):
             expect(writes_tool_message(learner, before.reply), "correction_as_tool", reply=before.reply,
                    got=shown(sent))
+        if before.layout == "broken":  # the correction says what parse_decision found wrong, not a fixed text
+            error = parse_error(learner, before.reply)
+            told = [content_text(m) for m in sent if m.get("role") == "user"]
+            expect(not error or not told or any(error in text for text in told), "correction_error_fixed",
+                   error=error, got=told[-1] if told else "")
+
+
+def parse_error(learner, reply) -> str:
+    """The message of the ValueError the learner's parse_decision raises for `reply` ("" if none)."""
+    try:
+        learner.call("parse_decision", reply)
+    except Fail as failure:
+        return str(failure.params.get("message", "")).strip() if failure.raised_a("ValueError") else ""
+    return ""
 
 
 def writes_tool_message(learner, reply) -> bool:

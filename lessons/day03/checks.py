@@ -657,7 +657,7 @@ def judge_refusal(learner, expression: str, got, failure):
         key = "code_ran" if learner.ran_code or eval_calls(learner.syntax_tree()) else "code_accepted"
         raise Fail(key, expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
     kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
-    expect(kind == "ValueError" and message.strip(), "refusal_not_valueerror", detail=failure.detail,
+    expect(failure.raised_a("ValueError") and message.strip(), "refusal_not_valueerror", detail=failure.detail,
            expression=expression, type=kind, message=message)
 
 
@@ -738,7 +738,7 @@ def test_division_by_zero(learner, world):
         raise Fail("zero_returned", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got))
     kind, message = failure.params.get("type", "?"), failure.params.get("message", "")
     expect(kind != "ZeroDivisionError", "zero_escaped", detail=failure.detail, expression=expression)
-    expect(kind == "ValueError", "refusal_not_valueerror", detail=failure.detail, expression=expression,
+    expect(failure.raised_a("ValueError"), "refusal_not_valueerror", detail=failure.detail, expression=expression,
            type=kind, message=message)
     expect(re.search(r"zero|by 0|divisor|零|除以 ?0|除数", message, re.IGNORECASE), "zero_unclear", expression=expression,
            message=message)

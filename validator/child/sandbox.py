@@ -20,6 +20,7 @@ errors. Messages, one JSON object per line (see wire.py):
                       and "left_running": 2, the threads the call started that still run (never joined)
                       and "ran_code": 14, the first line of the learner's file that ran text as code
                       (eval, exec: however reached, seen by an audit hook)
+                      and "changed_args": [0], the arguments the call changed (asked with "watch": true)
     grader -> child   {"op": "stop"}         the call ran out of time: say where it is stuck, then end it
     child  -> grader  {"op": "stuck", "where": "...", "spot": [line]}
     child  -> grader  {"op": "flood", "stdout": "..."}   the code printed too much; the child exits
@@ -334,13 +335,14 @@ class Child(HangWatch):
         self.created = self.awaited = 0
         self.hang_spots = {int(spot[0]) for spot in request.get("hang_spots", [])}
         self.stopped = False
-        self.slept = self.ran_code = None
+        self.slept = self.ran_code = given = None
         try:
             function = getattr(self.module, request["func"], None)
             if not callable(function):
                 return {"op": "done", "call": request.get("call"), "missing": request["func"], "stdout": "",
                         "unawaited": 0}
             args = self.build(request["args"])
+            given = [shape(arg) for arg in args] if request.get("watch") else None
             self.running = True
             if self.hang_spots:
                 threading.Thread(target=self.watch, args=(threading.main_thread(),), daemon=True).start()
@@ -371,11 +373,28 @@ class Child(HangWatch):
                      left_running=len(working([t for t in learner_threads if t not in before])))
         if self.ran_code is not None:
             reply["ran_code"] = self.ran_code
+        if given is not None:
+            reply["changed_args"] = [n for n, (arg, was) in enumerate(zip(args, given)) if shape(arg) != was]
         return reply
 
     async def tracked(self, coroutine):
         self.loop = asyncio.get_running_loop()
         return await coroutine
+
+
+def shape(value, depth=0):
+    """What a value holds, to tell whether a call changed an argument: containers by content,
+    objects by identity and their attributes, numbers and text by value."""
+    if depth > 12:
+        return "…"
+    if isinstance(value, dict):
+        return "dict", tuple((repr(key), shape(item, depth + 1)) for key, item in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return type(value).__name__, tuple(shape(item, depth + 1) for item in value)
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return repr(value)
+    attributes = getattr(value, "__dict__", None)
+    return id(value), shape(dict(attributes), depth + 1) if isinstance(attributes, dict) else None
 
 
 PARAMETER_TYPES = {"integer": int, "number": float, "string": str, "boolean": bool, "array": list, "object": dict}

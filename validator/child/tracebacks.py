@@ -22,7 +22,7 @@ def describe(error, path):
     except Exception:
         message = f"<str() of {type(error).__name__} raised>"
     return {"type": type(error).__name__, "message": message, "traceback": learner_frames(error, path),
-            "chain": _chain(error)}
+            "chain": _chain(error), "kinds": [f"{c.__module__}.{c.__qualname__}" for c in type(error).__mro__]}
 
 
 def _chain(error):

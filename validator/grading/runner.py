@@ -80,13 +80,14 @@ class Submission(ChildProcess):
     calls_made: int = 0  # each call's number: its result must name it
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
-             http: Callable | None = None, tools: Callable | None = None) -> Outcome:
+             http: Callable | None = None, tools: Callable | None = None, watch: bool = False) -> Outcome:
         """Call func(*args) in the child, within `timeout` seconds.
 
         model(payload) answers the learner's model function (llm_call(prompt), llm(messages));
         http(method, path, body) -> (status, json) answers the learner's openai client;
         tools(name, *args, **kwargs) runs a tool the learner's code called. A model that raises
-        an exception with a `problem` attribute ends the call with that problem."""
+        an exception with a `problem` attribute ends the call with that problem. `watch`: say which
+        arguments the call changed (Outcome.changed_args)."""
         if self.import_failure:
             return self.import_failure
         started = time.monotonic()
@@ -101,7 +102,7 @@ class Submission(ChildProcess):
         limit = busy.Limit(self.process.pid, timeout, BACKSTOP, waited_at_start=0.0)
         self.calls_made += 1
         request = {"op": "call", "call": self.calls_made, "func": func, "args": list(args),
-                   "hang_spots": [[line] for line in sorted(self.hang_spots)]}
+                   "hang_spots": [[line] for line in sorted(self.hang_spots)], **({"watch": True} if watch else {})}
         answer = {"model": model, "http": http, "tool": tools}
         try:
             outcome = self._serve(request, limit, answer)
@@ -285,7 +286,8 @@ class Submission(ChildProcess):
     def _read_done(message) -> Outcome:
         common = dict(stdout=str(message.get("stdout", "")), unawaited=int(message.get("unawaited") or 0),
                       left_running=int(message.get("left_running") or 0),
-                      ran_code=int(message.get("ran_code") or 0), child_ok=True)
+                      ran_code=int(message.get("ran_code") or 0),
+                      changed_args=[int(n) for n in message.get("changed_args") or []], child_ok=True)
         if "missing" in message:
             return Outcome(problem=Problem.MISSING, detail=str(message["missing"]), **common)
         if "missing_type" in message:
