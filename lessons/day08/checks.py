@@ -10,7 +10,7 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (OBSERVATION, Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
+from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
                                 expect_asked_tools_ran, expect_fresh_start, find_observations, first_number,
                                 is_own_message, learner_object, names_tool, read_final, read_request, request_messages,
                                 quoted, request_text, shown, text_from, tool_arg, tools_arg, unseen,
