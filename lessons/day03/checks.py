@@ -91,6 +91,7 @@ def test_reads_summary_and_args(learner, world):
        zh="摘要和描述跨两行时连成一句")
 def test_joins_wrapped_lines(learner, world):
     expect_read(learner, world.docstrings["wrapped"], "docstring_wrapped")
+    expect_read(learner, world.docstrings["wrapped_colon"], "docstring_wrapped")  # "key: value" on the second line
 
 
 @check("1.1", points=1, en="stops at the next section: Returns and Raises hold no parameters",
@@ -383,8 +384,18 @@ def test_valid_arguments(learner, world):
     fn = world.functions[0]
     arguments = full_arguments(fn)
     got = problems(learner, fn["parameters"], arguments)
+    expect_optional_known(fn, got)
     expect(got == [], "valid_rejected", got=shown(got), schema=as_json(fn["parameters"]),
            arguments=as_json(arguments))
+
+
+def expect_optional_known(fn: dict, got) -> None:
+    """Problems that name an optional parameter given a right value: it was looked for in `required`
+    (which lists only the parameters that must be there), not in `properties`."""
+    optional = [p["name"] for p in fn["params"] if p["optional"]]
+    named = [name for name in optional if any(isinstance(problem, str) and names(problem, name) for problem in got or [])]
+    expect(not named, "optional_taken_for_unknown", name=named and named[0], got=shown(got),
+           properties=", ".join(p["name"] for p in fn["params"]), required=", ".join(fn["parameters"]["required"]))
 
 
 @check("1.3", points=1, en="optional arguments may be left out", zh="可选参数可以不传")
@@ -474,6 +485,7 @@ def test_integer_is_a_number(learner, world):
     value = int(p["example"])
     arguments = dict(full_arguments(fn), **{p["name"]: value})
     got = problems(learner, fn["parameters"], arguments)
+    expect_optional_known(fn, got)
     expect(got == [], "int_rejected", name=p["name"], value=value, arguments=as_json(arguments), got=shown(got))
 
 
@@ -666,7 +678,7 @@ def judge_refusal(learner, expression: str, got, failure):
 def test_arithmetic(learner, world):
     a, b, c, d = (values(world)[k] for k in "abcd")
     for expression in (f"{a} + {b} * {c}", f"({a} + {b}) * {c}", f"{a} - {b} - {c}", f"{a} / {d}",
-                       f"{c} ** {d}", f"2 ** -{c}", f"{b} * ({a} - {c}) / {d}"):
+                       f"{c} ** {d}", f"2 ** -{c}", f"(-{c}) ** 2", f"{b} * ({a} - {c}) / {d}"):
         expect_number(learner, expression)
 
 
@@ -797,6 +809,7 @@ def test_no_eval(learner, world):
 @check("1.4", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
        zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
 def test_unknown_tool_said(learner, world):
-    name = values(world)["missing_tool"]
-    result = result_of(learner, name, {"query": "weather in 上海"})
-    expect_unknown_tool_said(result.fields.get("error"), name, result, GIVEN_TOOLS)
+    for name, arguments in ((values(world)["missing_tool"], {"query": "weather in 上海"}),
+                            ("api_tools", {})):  # a function of the file, not in TOOLS: no tool either
+        result = result_of(learner, name, arguments)
+        expect_unknown_tool_said(result.fields.get("error"), name, result, GIVEN_TOOLS)

@@ -53,10 +53,19 @@ def docstrings(functions: list[dict]) -> dict:
     return {
         "plain": read_as(plain, write(plain)),
         "wrapped": read_as(wrapped, write(wrapped, wrap=True)),
+        "wrapped_colon": read_as(with_colon(wrapped), write(with_colon(wrapped), wrap=True)),
         "sections": read_as(sections, write(sections, sections=True)),
         "summary_only": {"doc": short["summary"], "summary": short["summary"], "params": {}},
         "none": {"doc": None, "summary": "", "params": {}},
     }
+
+
+def with_colon(fn: dict) -> dict:
+    """fn with its longest parameter description ending in words with a colon, which, wrapped, fall
+    on the description's second line: a colon there does not start another parameter."""
+    longest = max(fn["params"], key=lambda p: len(p["text"]))
+    params = [dict(p, text=p["text"] + " (written as key: value)") if p is longest else p for p in fn["params"]]
+    return dict(fn, params=params)
 
 
 def read_as(fn: dict, doc: str) -> dict:

@@ -299,8 +299,8 @@ def test_no_error(learner, world):
 
 # ---------------------------------------------------------------- TODO 2.2 parse_react_response
 
-def wanted(thought=None, action="", action_input="", final_answer=None, error=False) -> dict:
-    """What a reply should parse to; thought None: any str (the reply has no Thought label)."""
+def wanted(thought="", action="", action_input="", final_answer=None, error=False) -> dict:
+    """What a reply should parse to (a reply with no Thought label: thought "")."""
     return dict(thought=thought, action=action, action_input=action_input, final_answer=final_answer,
                 error=error)
 
@@ -308,7 +308,7 @@ def wanted(thought=None, action="", action_input="", final_answer=None, error=Fa
 def described(want: dict) -> str:
     if want["error"]:
         return "ParsedReply(action='', final_answer=None, error='<a message for the model>')"
-    thought = "'' (a str, for a reply with no Thought)" if want["thought"] is None else repr(want["thought"])
+    thought = repr(want["thought"])
     return (f"ParsedReply(thought={thought}, action={want['action']!r}, "
             f"action_input={want['action_input']!r}, final_answer={want['final_answer']!r}, error=None)")
 
@@ -321,7 +321,7 @@ def parsed_right(got, want: dict) -> bool:
         return is_message(f.get("error")) and not f.get("action") and f.get("final_answer") is None
     if f.get("error"):
         return False
-    if want["thought"] is not None and norm(f.get("thought") or "") != norm(want["thought"]):
+    if norm(f.get("thought") or "") != norm(want["thought"]):
         return False
     if not isinstance(f.get("thought"), str):  # ParsedReply's thought is text: "" when the reply has none
         return False
@@ -363,7 +363,7 @@ def test_parse_request(learner, world):
                   wanted("I need to calculate 3 + 5 * 2.", "Calculator", "3 + 5 * 2"))
     expect_parsed(learner, "Thought：我需要查询北京的天气。\nAction：Weather\nAction Input：北京",
                   wanted("我需要查询北京的天气。", "Weather", "北京"))
-    expect_parsed(learner, "Action: Clock\nAction Input:", wanted(None, "Clock", ""))
+    expect_parsed(learner, "Action: Clock\nAction Input:", wanted("", "Clock", ""))  # no Thought: ""
     first = f"The user asks about {v['city']}."
     expect_parsed(learner, f"Thought: {first}\nThought: The Weather tool knows.\nAction: Weather\n"
                            f"Action Input: {v['city']}", wanted(first, "Weather", v["city"]), key="parse_first_thought")
