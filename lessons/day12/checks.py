@@ -11,7 +11,7 @@ refused at once in your code (lesson.yaml sleep_given) and passes at once in the
 from urllib.parse import urlsplit
 
 from validator.checking import (Fail, check, expect, expect_own_fallback, learner_object, read_final, read_request,
-                                registry_arg, shown, tool_arg, written_after_request)
+                                quoted, registry_arg, shown, tool_arg, written_after_request)
 
 # A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
 # may take (RFC 9110), an HTTP date.
@@ -534,10 +534,11 @@ def test_backoff(learner, world):
 
 @check("2.2", points=1, en="a Retry-After header is honoured", zh="遵守 Retry-After 头")
 def test_retry_after(learner, world):
-    wanted = endpoint(world)["retry_after"]
-    for attempt_number in (1, 2):
-        got = delay(learner, attempt_number, str(wanted))
-        expect(got >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted, got=f"{got:g}")
+    longer = int(constant(learner, "MAX_DELAY", 30.0) * 4)  # a server may ask for longer than backoff's cap
+    for wanted in (endpoint(world)["retry_after"], longer):
+        for attempt_number in (1, 2):
+            got = delay(learner, attempt_number, str(wanted))
+            expect(got >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted, got=f"{got:g}")
 
 
 @check("2.2", points=1, en="a Retry-After it can't read as seconds: backoff, no crash",
@@ -624,6 +625,7 @@ def test_wrong_key_not_retried(learner, world):
     expect(run.exchanges, "no_request", func="ask")
     expect(len(run.exchanges) == 1, "retried_401", got=len(run.exchanges))
     expect(failure is not None, "no_clear_error", got=shown(run.answer), answers=len(run.exchanges))
+    expect(failure.params.get("type") != "ModelUnavailable", "unavailable_for_401")
 
 
 # ---------------------------------------------------------------- TODO 3.1 run_agent
@@ -697,6 +699,8 @@ def on_fallback_server(learner, world, scenario, model, unused="fallback_server_
     urls = [x.url for x in run.exchanges]
     if chat_url(e["fallback_base_url"]) not in urls:
         expect_complete_gives_up(learner, world)
+        if failure and "api_key" in failure.params["message"] and not changes.get("fallback_api_key"):
+            raise Fail("fallback_key_none", type=failure.params["type"], message=failure.params["message"])
         raise Fail(unused, fallback=e["fallback_base_url"], base_url=e["base_url"],
                    urls=", ".join(dict.fromkeys(urls)) or "none",
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
@@ -799,6 +803,47 @@ def test_fallback_server_alone_down_too(learner, world):
     expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
     expect(failure.params["type"] == "ModelUnavailable", "not_model_unavailable", type=failure.params["type"],
            message=failure.params["message"])
+
+
+def down_from_the_start(learner, world, spare: str, *max_steps):
+    """run_agent with its model down from the first request and `spare` as the fallback model:
+    (run, index of the first request to the fallback, failure)."""
+    try:
+        run, failure = attempt(learner, "run_agent", "weather", config(world, failing(world, "500*"), fallback_model=spare,
+                                                                       max_attempts=2),
+                               registry_arg(world.scenarios["weather"].tools), tool_arg("sleep"), *max_steps)
+    except Fail as stop:
+        if stop.key in NEVER_ENDS:
+            expect_complete_gives_up(learner, world)
+        raise
+    models = [x.request.get("model") for x in run.exchanges]
+    if spare not in models:
+        expect_complete_gives_up(learner, world)
+        raise Fail("no_fallback", fallback=spare,
+                   ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
+    expect_no_sdk_retries(run)
+    expect_attempts_before_switch(run, models.index(spare), 2)
+    return run, models.index(spare), failure
+
+
+@check("3.1", points=1, en="the fallback down from its first request too: config.max_attempts attempts at it as "
+       "well, then ModelUnavailable", zh="备用模型从第一个请求起也宕机：同样尝试 config.max_attempts 次，然后抛出 ModelUnavailable")
+def test_fallback_down_from_the_start(learner, world):
+    run, switch, failure = down_from_the_start(learner, world, f"{endpoint(world)['fallback_model']}#500*")
+    expect(len(run.exchanges) - switch == 2, "fallback_attempts", got=len(run.exchanges) - switch, expected=2)
+    expect(failure is not None, "fallback_down_swallowed", got=shown(run.answer))
+    expect(failure.params["type"] == "ModelUnavailable", "not_model_unavailable", type=failure.params["type"],
+           message=failure.params["message"])
+
+
+@check("3.1", points=1, en="a switch takes no step of its own: with max_steps=2, the fallback's two replies answer",
+       zh="切换本身不占一步：max_steps=2 时，备用模型的两次回复就能给出答案")
+def test_switch_takes_no_step(learner, world):
+    run, switch, failure = down_from_the_start(learner, world, endpoint(world)["fallback_model"], 2)
+    replies = len(run.exchanges) - switch
+    if failure is None and replies < 2:
+        raise Fail("switch_took_a_step", replies=replies, got=quoted(run.answer))
+    expect_answer(run, failure, world, world.weather[run.scenario.values["city"]])
 
 
 @check("3.1", points=1, en="no fallback and the model down: ModelUnavailable reaches the caller",
