@@ -33,6 +33,7 @@ from validator.isolation import jail
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions" / "day06"
 TEMPLATE = ROOT / "lessons" / "day06" / "day06.py"
+SOLUTION = ROOT / "solutions" / "day06.py"
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux", reason="links, FIFOs, file names as bytes")]
 
@@ -241,6 +242,30 @@ def test_a_clash_of_names_never_hands_a_classmates_override_to_the_attacker(cont
     assert ("overrides" in amy) is innocent_keeps_it and ("Overrides not applied (1)" in done.stdout) is not innocent_keeps_it
     if innocent_keeps_it:
         assert amy["overrides"][0]["comment"] == "seen" and amy["score"] < control["amy.py"]["score"]
+
+
+def test_an_override_by_a_name_that_is_a_classmates_folder_is_refused(control, tmp_path):
+    """Named as bob's hashed folder, a student's name in grades.csv is that folder: an override the
+    instructor writes for them by that name matched bob (by folder, first). It is now refused,
+    naming both, and made by the attacker's own folder it lands on the attacker alone."""
+    taken = control["bob smith.zip:day06.py"]["folder"]
+
+    def attack(subs: Path) -> None:
+        shutil.copy(SOLUTION, subs / f"{taken}.py")
+    graded, _ = attacked(tmp_path, attack)
+    mal = graded[f"{taken}.py"]
+    assert mal["student"] == taken and mal["folder"] != taken
+    override = [sys.executable, "validate.py", "override", str(tmp_path / "out"), taken, "TODO 4.1", "0"]
+    done = subprocess.run(override, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "is the folder of bob smith and the name of the student whose folder is " \
+        f"{mal['folder']}" in done.stderr and not (tmp_path / "out" / "overrides.csv").exists()
+    override[4] = mal["folder"]
+    assert subprocess.run(override, cwd=ROOT, capture_output=True, text=True, timeout=120).returncode == 0
+    with (tmp_path / "out" / "overrides.csv").open(encoding="utf-8-sig") as table:
+        assert list(csv.reader(table))[1][0] == mal["folder"]
+    graded = by_file(grade(tmp_path / "subs", tmp_path / "out") and tmp_path / "out")
+    assert graded[f"{taken}.py"]["overrides"] and "overrides" not in graded["bob smith.zip:day06.py"]
+    assert graded["bob smith.zip:day06.py"]["score"] == control["bob smith.zip:day06.py"]["score"]
 
 
 # ---------------------------------------------------------------- what the instructor's terminal shows

@@ -883,11 +883,14 @@ def test_a_students_file_name_cannot_steer_the_terminal_or_a_spreadsheet(tmp_pat
     subs.mkdir()
     shutil.copy(ROOT / "solutions" / "day06.py", subs / "ev\x1b[2Jil.py")  # clears the instructor's screen
     shutil.copy(CORPUS / "bad_returns_none.py", subs / '=HYPERLINK("http:x").py')  # a formula, in a spreadsheet
+    # a formula after a ";": where Excel's list separator is ";" (most of Europe) it splits cells there
+    shutil.copy(CORPUS / "bad_returns_none.py", subs / "x;=1+1;.py")
     done = grade_class(subs, tmp_path / "out")
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout + done.stderr and "ev\\x1b[2Jil" in done.stdout
     table = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8")
     assert '"\'=HYPERLINK(""http:x"")"' in table and "\n=" not in table and '\n"=' not in table
+    assert '\n"x;=1+1;",' in table  # one quoted cell, whatever the separator a spreadsheet splits on
     single = subprocess.run([sys.executable, "validate.py", "day06", "--file", str(subs / "ev\x1b[2Jil.py")],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert "\x1b" not in single.stdout and "ev\\x1b[2Jil.py" in single.stdout

@@ -239,7 +239,9 @@ def test_a_clash_of_names_leaves_each_override_with_the_name_handed_in_or_no_one
 @pytest.mark.slow
 def test_a_student_named_after_a_classmates_folder_never_takes_their_override():
     """A folder is a student's own ("Li Lei.py" -> Li_Lei.py~<hash>): a file handed in under that
-    folder's name is another student, who gets none of the overrides written for the folder."""
+    folder's name is another student, who gets none of the overrides written for the folder, and
+    whose own name (that folder) finds no one: which of the two was meant can't be known. Each is
+    found, and written, by what names them alone."""
     from validator.instructor.overrides import Class
     from validator.instructor.submissions import folder_names
     folders = folder_names({"Li Lei.py": "Li Lei"})
@@ -248,8 +250,10 @@ def test_a_student_named_after_a_classmates_folder_never_takes_their_override():
     attacker = {"student": victim["folder"], "folder": folder_names({"Li Lei.py": "Li Lei", taken: victim["folder"]})[taken]}
     assert attacker["folder"] != victim["folder"]
     for records in ([victim, attacker], [attacker, victim]):
-        assert Class(records).find(victim["folder"]) is victim
-        assert Class(records).find("Li Lei") is victim
+        students = Class(records)
+        assert students.find(victim["folder"]) is None and students.all_named(victim["folder"]) == [victim, attacker]
+        assert students.find("Li Lei") is victim and students.find(attacker["folder"]) is attacker
+        assert (students.written_as(victim), students.written_as(attacker)) == ("Li Lei", attacker["folder"])
 
 
 def test_points_out_of_range_or_twice_are_errors_and_nothing_graded_is_lost(graded, out):
@@ -288,7 +292,7 @@ def test_the_override_command_checks_what_it_saves_and_keeps_every_other_row(tmp
     assert override(out, LI, "test_runs_the_tool", "0,5", "--comment", '说"不"', capsys=capsys)[0] == 0
     assert (out / FILE).read_bytes().decode() == (
         '\ufeffstudent;target;points;comment\r\nzoe;TODO 1.3;1;kept as it is\r\n;;;\r\nbob;TODO 2.1;4;\'=fine\r\n'
-        '"Li, ""Lei"" 李雷";test_runs_the_tool;0.5;"说""不"""\r\n')
+        '"Li, ""Lei"" 李雷";"test_runs_the_tool";"0.5";"说""不"""\r\n')  # the new row's cells quoted
     assert read(out)[1:] == [Override(4, "bob", "2.1", 4, "=fine"), Override(5, LI, "test_runs_the_tool", 0.5, '说"不"')]
     for args, said in ((("zed", "2.1", "1"), "not saved: no student zed in this class"),
                        (("hank", "2.1", "1"), "not saved: nothing of theirs was graded (missing)"),

@@ -76,6 +76,16 @@ def _collect_points(lesson: Lesson) -> dict[str, int]:
     return points.by_todo
 
 
+def csv_text(header: list[str], rows: list[list], separator: str = ",", newline: str = "\n") -> str:
+    """A table as CSV: every text cell of the rows in quotes, so that a spreadsheet that splits on
+    another separator than the file's (Excel where the list separator is ";") keeps each one whole:
+    a student named x;=1+1 is one cell, not a name and a formula."""
+    table = io.StringIO()
+    csv.writer(table, delimiter=separator, lineterminator=newline).writerow(header)
+    csv.writer(table, delimiter=separator, lineterminator=newline, quoting=csv.QUOTE_NONNUMERIC).writerows(rows)
+    return table.getvalue()
+
+
 def spreadsheet_safe(text: str) -> str:
     """A cell a spreadsheet shows as text: one that starts like a formula (a student named
     =HYPERLINK(…)) gets a leading apostrophe, as spreadsheets themselves mark text."""
@@ -87,16 +97,12 @@ def write_gradebooks(out: Path, lesson: Lesson, records: list[dict], points: dic
     TODO column says its own; a BOM first, without which Excel reads UTF-8 as the local code page
     (a name in Chinese becomes mojibake). grades.json for programs: the records as they are."""
     total = sum(points.values())
-    table = io.StringIO()
-    writer = csv.writer(table, lineterminator="\n")
-    writer.writerow(["student", "score", "max", *(f"TODO {t} (/{n})" for t, n in points.items()), "status",
-                     "seconds", "flags"])
-    for record in records:
-        todos = record.get("todos") or {}
-        writer.writerow([spreadsheet_safe(record["student"]), record["score"], record.get("max") or total,
-                         *(todos.get(t, ["", ""])[0] for t in points), record["status"], record.get("seconds", ""),
-                         spreadsheet_safe("; ".join(record["flags"] + _notes(record)))])
-    write_atomically(out / "grades.csv", "\ufeff" + table.getvalue())
+    header = ["student", "score", "max", *(f"TODO {t} (/{n})" for t, n in points.items()), "status", "seconds", "flags"]
+    rows = [[spreadsheet_safe(record["student"]), record["score"], record.get("max") or total,
+             *((record.get("todos") or {}).get(t, ["", ""])[0] for t in points), record["status"],
+             record.get("seconds", ""), spreadsheet_safe("; ".join(record["flags"] + _notes(record)))]
+            for record in records]
+    write_atomically(out / "grades.csv", "\ufeff" + csv_text(header, rows))
     write_atomically(out / "grades.json", json.dumps(
         {"lesson": lesson.name, "max": total, "todos": points, "students": records},
         ensure_ascii=False, indent=1, sort_keys=True) + "\n")

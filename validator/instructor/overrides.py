@@ -194,12 +194,23 @@ class Class:
                                   if r.get("handed_in_as") and handed_in[same(r["handed_in_as"])] == 1}
 
     def find(self, student: str) -> dict | None:
-        """By folder first: folders are unique, and no name used as a folder holds a "~", while a
-        student may hand in a file named after a classmate's folder, to take that classmate's override.
-        Last, the name handed in: a classmate's Alice.py beside alice.py renames both (a clash), and
-        the overrides written for "alice" are still alice.py's."""
+        """By folder or by name, when only one student is either; else, last, the name handed in: a
+        classmate's Alice.py beside alice.py renames both (a clash), and the overrides written for
+        "alice" are still alice.py's. None when `student` is one student's folder and another's name
+        (a file handed in named after a classmate's folder): which one was meant can't be known."""
+        if len(self.all_named(student)) > 1:
+            return None
         return (self.by_folder.get(student) or self.by_name.get(same(student))
                 or self.by_handed_in_name.get(same(student)))
+
+    def all_named(self, student: str) -> list[dict]:
+        """The students `student` is the folder or the name of."""
+        found = [self.by_folder.get(student), self.by_name.get(same(student))]
+        return [record for n, record in enumerate(found) if record is not None and record not in found[:n]]
+
+    def written_as(self, record: dict) -> str:
+        """How an override names `record`: by name, or by folder if that name is also another's folder."""
+        return record["student"] if self.find(record["student"]) is record else record["folder"]
 
 
 @dataclass
@@ -238,7 +249,8 @@ def matched(records: list[dict], overrides: list[Override], lesson: Lesson, poin
         aim = target(record, override, points) if record and record.get("todos") else None
         if aim is None:
             unmatched.append(say("override_unmatched", lang, row=override.row, student=override.student,
-                                 target=override.written, why=why_not(record, override, lesson.name, lang)))
+                                 target=override.written,
+                                 why=why_not(record, override, lesson.name, lang, students)))
             continue
         if override.points > aim.max:
             raise LessonError("override_out_of_range", path=path, row=override.row, points=override.points,
@@ -252,8 +264,12 @@ def matched(records: list[dict], overrides: list[Override], lesson: Lesson, poin
     return found, unmatched
 
 
-def why_not(record: dict | None, override: Override, lesson: str, lang: str) -> str:
+def why_not(record: dict | None, override: Override, lesson: str, lang: str, students: Class) -> str:
     """Why an override matches nothing."""
+    both = students.all_named(override.student)
+    if record is None and len(both) > 1:
+        return say("override_two_students", lang, student=override.student, folder_of=both[0]["student"],
+                   name_of=both[1]["folder"])
     if record is None:
         return say("override_no_student", lang, student=override.student)
     if not record.get("todos"):
@@ -369,7 +385,7 @@ def override_command(out: Path, student: str, target_text: str, points_text: str
     wanted = Override(0, student.strip(), target_of(target_text.strip()), 0, " ".join(comment.split()))
     aim = target(record, wanted, book["todos"]) if record and record.get("todos") else None
     if aim is None:
-        raise LessonError("override_refused", why=why_not(record, wanted, book["lesson"], lang))
+        raise LessonError("override_refused", why=why_not(record, wanted, book["lesson"], lang, students))
     points = None if remove else parsed_points(points_text or "")
     if not remove and (points is None or points > aim.max):
         raise LessonError("override_bad_points", points=points_text or "", target=aim.shown, max=aim.max)
@@ -378,7 +394,7 @@ def override_command(out: Path, student: str, target_text: str, points_text: str
         table.header.append("comment")
         columns["comment"] = len(table.header) - 1
     new = [""] * len(table.header)
-    for name, value in (("student", record["student"]), ("target", f"TODO {aim.todo}" if aim.check is None else
+    for name, value in (("student", students.written_as(record)), ("target", f"TODO {aim.todo}" if aim.check is None else
                                                           wanted.target), ("points", str(points)),
                         ("comment", wanted.comment)):
         if name in columns:
@@ -395,8 +411,12 @@ def override_command(out: Path, student: str, target_text: str, points_text: str
         raise LessonError("override_not_found", path=path, student=record["student"], target=aim.shown)
     if not found:
         rows.append(new)
-    text = io.StringIO()
-    csv.writer(text, delimiter=table.separator, lineterminator=table.newline).writerows([table.header, *rows])
+    text = io.StringIO()  # every other row as it was; the new one's cells in quotes (gradebooks.csv_text)
+    plain, quoted = (csv.writer(text, delimiter=table.separator, lineterminator=table.newline, quoting=quoting)
+                     for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_NONNUMERIC))
+    plain.writerow(table.header)
+    for cells in rows:
+        (quoted if cells is new else plain).writerow(cells)
     write_atomically(path, (("\ufeff" if table.bom else "") + text.getvalue()).encode("utf-8"))
     console.print(say("override_removed" if remove else "override_saved", lang, path=path, student=record["student"],
                       target=aim.shown, points=points, max=aim.max), markup=False)
