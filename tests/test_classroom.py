@@ -139,13 +139,17 @@ def react(question,llm_call,max_steps=5):
 
 
 def test_a_copy_has_the_shape_of_its_original_and_a_change_of_code_does_not():
-    """The copy fingerprint ignores what a copier changes to hide a copy (comments, blank lines,
-    spaces, indents) and keeps every change of code: a name, a string, the space between words."""
+    """The copy fingerprint ignores what a copier changes to hide a copy (comments and docstrings,
+    blank lines, spaces, indents, names: a variable renamed) and keeps every other change of code:
+    a string, a keyword, an operator, the space between words."""
     from validator.instructor.submissions import code_shape
     shape = code_shape(ORIGINAL)
     assert code_shape(DISGUISED) == shape
-    assert code_shape(ORIGINAL.replace("history", "past")) != shape
-    assert code_shape(ORIGINAL.replace("Think, act", "Think,  act")) != shape  # inside a string
+    assert code_shape(ORIGINAL.replace("history", "past").replace("step", "学步")) == shape
+    assert code_shape(ORIGINAL.replace("for step in", "for step not in")) != shape
+    assert code_shape(ORIGINAL.replace("max_steps=5", "max_steps=6")) != shape
+    assert code_shape(ORIGINAL.replace("Final Answer:", "Final  Answer:")) != shape  # inside a string
+    assert code_shape(ORIGINAL.replace("Think, act", "Think, then act")) == shape  # a docstring, as a comment
     assert code_shape("return x\n") != code_shape("returnx\n")
     # code that does not parse has a shape all the same
     assert code_shape("def f(:\n  '''unended\n") == code_shape("def f(:  # broken\n\t'''unended\n")
