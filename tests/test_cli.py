@@ -172,13 +172,23 @@ def test_results_are_deterministic(partial, fmt, said):
 
 
 def test_the_seed_comes_from_a_file_or_the_environment(partial, tmp_path):
+    """An instructor's secret seed, from a file or the environment, grades each submission at
+    numbers drawn from it and the file's own code (submission_seed): another file, other numbers,
+    so answers copied from one grading's feedback into the next submission fail. --show-seed names
+    the seed the file was graded at: --seed with it gives the same report."""
+    from validator.grading.runner import submission_seed
     (tmp_path / "seed").write_text("3\n", encoding="utf-8")
     args = ("day06", "--file", str(partial), "--format", "gradescope", "--show-seed")
     from_file = validate(*args, "--seed-file", str(tmp_path / "seed"))
     from_env = subprocess.run([sys.executable, "validate.py", *args], cwd=ROOT, capture_output=True,
                               text=True, env={**os.environ, "REACTLINGS_SEED": "3"})
-    assert from_file.stdout == from_env.stdout == validate(*args, "--seed", "3").stdout
-    assert json.loads(from_file.stdout)["output"].endswith("(seed 3)")
+    own = submission_seed(3, partial.read_bytes())
+    assert from_file.stdout == from_env.stdout == validate(*args, "--seed", str(own)).stdout
+    assert json.loads(from_file.stdout)["output"].endswith(f"(seed {own})")
+    (tmp_path / "other.py").write_text(partial.read_text(encoding="utf-8") + "\n# another file\n", encoding="utf-8")
+    other = validate("day06", "--file", str(tmp_path / "other.py"), "--format", "gradescope", "--show-seed",
+                     "--seed-file", str(tmp_path / "seed"))
+    assert json.loads(other.stdout)["output"].endswith(f"(seed {submission_seed(3, (tmp_path / 'other.py').read_bytes())})")
 
 
 SECRET = "18446744073709551629"  # above 2**64: no note that it is short enough to guess
@@ -200,7 +210,8 @@ def test_the_report_names_a_secret_seed_only_when_asked(partial, tmp_path, given
         assert done.returncode == 1, done.stderr
         return done.stdout.splitlines()[2]
 
-    shown = {"--seed": "seed: 7", "none": "seed: 0"}.get(given, f"seed: {SECRET}")
+    from validator.grading.runner import submission_seed
+    shown = {"--seed": "seed: 7", "none": "seed: 0"}.get(given, f"seed: {submission_seed(int(SECRET), partial.read_bytes())}")
     if given in ("--seed", "none"):
         assert header().endswith(shown)
     else:

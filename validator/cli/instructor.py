@@ -14,6 +14,7 @@ from validator.cli.options import (
     isolation_notice,
     positive,
     read_seed,
+    seed_is_secret,
 )
 from validator.files import write_atomically
 from validator.lessons import LessonError, lesson_names, load_lesson, say
@@ -51,7 +52,8 @@ def run_grade(args, console, lang: str) -> int:
     check_folders(args.submissions, args.out)  # what was asked for first, then whether this machine may
     isolation_notice(not args.allow_unisolated, lang, refusal="class_unisolated")
     return grade_class(load_lesson(args.lesson), args.submissions, args.out, seed, args.jobs or DEFAULT_JOBS, lang,
-                       console, reseed=args.reseed, shard=shard, most_jobs=args.jobs or 2 * DEFAULT_JOBS)
+                       console, reseed=args.reseed, shard=shard, most_jobs=args.jobs or 2 * DEFAULT_JOBS,
+                       secret=seed_is_secret(args))
 
 
 def merge_arguments(p) -> None:

@@ -24,7 +24,7 @@ from validator.cli.options import (
 from validator.console import shown_path, stderr
 from validator.files import SOLUTIONS_DIR
 from validator.grading import notebooks
-from validator.grading.runner import start_submission
+from validator.grading.runner import start_submission, submission_seed
 from validator.learner import workspace
 from validator.learner.artifacts import page_path, send_otel, write_otel_file, write_results, write_trace_page
 from validator.learner.progress import after_pass, my_copy
@@ -90,6 +90,8 @@ def run(args, argv: list[str], lang: str) -> int:
         if args.live:
             from validator.learner.live import run_live  # only here: a one-shot grading does without its imports
             return run_live(lesson, graded, args.model, lang, terminal())
+        if seed_is_secret(args):  # an instructor's: each submission at numbers of its own (submission_seed)
+            seed = submission_seed(seed, graded.read_bytes())
         started = start_submission(lesson, graded, seed, notebook and notebook.file)
         from validator.grading.grade import grade
         console = terminal()

@@ -82,7 +82,8 @@ def add_seed_arguments(parser: argparse.ArgumentParser, required: bool = False) 
         f"default: $REACTLINGS_SEED, else {DEFAULT_SEED}, the lesson's own"
     secret.add_argument("--seed", type=int, default=None, help=f"draw other numbers and cities ({default})")
     secret.add_argument("--seed-file", type=Path, metavar="FILE",
-                        help="read the seed from FILE, so it never shows on a command line")
+                        help="read the seed from FILE, so it never shows on a command line (a secret: each "
+                             "submission is graded at numbers drawn from it and the file's own code)")
     parser.set_defaults(seed_required=required)
 
 

@@ -195,13 +195,15 @@ def checks_loaded(session) -> bool:
     return not session.testsfailed and bool(session.items)
 
 
-def run_items(items, collector: Collector, submission: Submission, path: Path) -> Grade:
+def run_items(items, collector: Collector, submission: Submission, path: Path,
+              world: LessonWorld | None = None) -> Grade:
     """Run checks pytest has already collected, once more, on another submission (watch, class
-    grading): one pytest session serves many gradings, so each costs no pytest start-up."""
+    grading): one pytest session serves many gradings, so each costs no pytest start-up. `world`:
+    the submission's, fresh (else one is made at the last grading's seed)."""
     started = time.monotonic()
     # a world of the lesson's own for each grading: nothing a tool, a check or a run kept in it
     # (day11's rounds of tool calls, the tool calls that ran) is seen by the next one
-    collector.scenario_world = load_world(collector.lesson.folder, collector.scenario_world.seed)
+    collector.scenario_world = world or load_world(collector.lesson.folder, collector.scenario_world.seed)
     collector.results.clear()
     collector.learners.clear()
     collector.submission = submission

@@ -9,6 +9,7 @@ child, its messages both ways and its end are child_process.py's; here, a call a
 """
 from __future__ import annotations
 
+import hashlib
 import time
 import tokenize
 from dataclasses import dataclass, field
@@ -347,6 +348,13 @@ def loading_session(world: LessonWorld) -> Callable:
     loading = Scenario("loading", "", [], "(the grader's model does not answer while your file loads)",
                        [], repeat=False)
     return lambda: world.protocol(loading, world.seed, budget=5)
+
+
+def submission_seed(secret: int, code: bytes) -> int:
+    """The numbers one submission is graded at under an instructor's secret seed: drawn from the
+    secret and the submission's own code. The same file gets the same numbers; a resubmission
+    with answers copied in from an earlier grading's feedback is another file, and meets others."""
+    return int.from_bytes(hashlib.sha256(b"reactlings submission seed %d\0" % secret + code).digest()[:8], "big")
 
 
 def start_submission(lesson: Lesson, path: Path, seed: int, file: str | None = None) -> tuple[LessonWorld, Submission]:

@@ -92,7 +92,8 @@ class Tally:
 
 
 def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: int, lang: str,
-                console: Console, reseed: bool = False, shard=None, most_jobs: int | None = None) -> int:
+                console: Console, reseed: bool = False, shard=None, most_jobs: int | None = None,
+                secret: bool = False) -> int:
     """Grade every submission into the gradebooks in `out`, `jobs` at once (up to `most_jobs` while
     the CPUs sit idle). 130 when stopped by Ctrl-C, at any moment: what was graded is saved, and
     the same command grades the rest. An `out` graded with another seed is refused unless
@@ -118,7 +119,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
                 raise LessonError("class_out_open", path=out)
             write_atomically(out / SEED_FINGERPRINT, seed_fingerprint(seed) + "\n")  # before any grade
             share = shard.share(out, entries) if shard else entries
-            records = _records(share, lesson, out, seed, jobs, lang, console, tally, most_jobs)
+            records = _records(share, lesson, out, seed, jobs, lang, console, tally, most_jobs, secret)
         if shard:
             ordered = shard.save(out, lesson, seed, lang, entries, records, ignored, console)
         else:
@@ -161,7 +162,7 @@ def finish_class(out: Path, lesson: Lesson, entries: list[Entry], records: dict[
 
 
 def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: int, lang: str,
-             console: Console, tally: Tally, most_jobs: int | None = None) -> dict[str, dict]:
+             console: Console, tally: Tally, most_jobs: int | None = None, secret: bool = False) -> dict[str, dict]:
     """Every student's record, by folder: kept from the last run when none of its inputs changed and
     its outputs are there, else graded now (a progress bar on a terminal)."""
     version = lesson_version(lesson)
@@ -172,7 +173,7 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
             records[entry.folder] = {**entry.names(), "status": Status.MISSING, "problem": entry.problem,
                                      "score": 0, "max": None}
             continue
-        key = submission_key(entry, version, seed, lang)
+        key = submission_key(entry, version, seed, lang, secret)
         kept = _kept(out / "students" / entry.folder, key)
         if kept:
             records[entry.folder] = kept
@@ -185,7 +186,7 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
         # the checks collected here first: each worker, a fork of this process, then starts with
         # pytest's modules and the checks' imported (and the gradebooks need the points anyway)
         todo_points(lesson)
-        tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs)
+        tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs, secret)
         with _progress(console, lang, len(todo)) as (bar, task):
             for folder, record in tally.workers.graded():
                 records[folder] = record

@@ -25,7 +25,7 @@ from validator.child.wire import printable
 from validator.files import ROOT, write_atomically
 from validator.grading import busy
 from validator.grading.report import failure_text, gradescope, load_failure, report_text
-from validator.grading.runner import open_submission, read_source
+from validator.grading.runner import open_submission, read_source, submission_seed
 from validator.instructor.gradebooks import student_outputs
 from validator.instructor.submissions import Entry, code_shape
 from validator.isolation import forkserver, jail
@@ -54,12 +54,12 @@ class Workers:
     SECONDS = float(os.environ.get("REACTLINGS_STUDENT_SECONDS") or 600)
 
     def __init__(self, lesson: Lesson, todo: list[tuple[Entry, str]], out: Path, seed: int, lang: str, jobs: int,
-                 most: int | None = None):
+                 most: int | None = None, secret: bool = False):
         # fork where there is fork: a worker then starts with the grader imported already
         self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
         self.warm = forkserver.WarmSandbox.take(forkserver.imports_of(lesson.exercise, lesson.solution)) \
             if self.context.get_start_method() == "fork" and forkserver.available() else None
-        self.settings = (str(lesson.folder), seed, lang, str(out), jail.required, os.getpid(),
+        self.settings = (str(lesson.folder), seed, secret, lang, str(out), jail.required, os.getpid(),
                          self.warm and self.warm.door)
         self.waiting, self.out, self.lang = list(reversed(todo)), out, lang
         self.workers = [self._start() for _ in range(max(1, min(jobs, len(todo))))]
@@ -151,9 +151,10 @@ class Workers:
         return entry.folder, record
 
 
-def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: int, door, pipe) -> None:
-    """A worker: one pytest session grading each file the run sends, until it sends None. `door`:
-    the run's warm sandbox's (forked workers only), whose forks serve as its fork server."""
+def work(lesson_ref: str, seed: int, secret: bool, lang: str, out: str, required: bool, run: int, door, pipe) -> None:
+    """A worker: one pytest session grading each file the run sends, until it sends None, at `seed`
+    (a `secret` one: each file at its own, runner.submission_seed). `door`: the run's warm
+    sandbox's (forked workers only), whose forks serve as its fork server."""
     from mock_llm import load_world
     from validator.grading.grade import Collector, run_checks
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops the workers
@@ -166,7 +167,7 @@ def work(lesson_ref: str, seed: int, lang: str, out: str, required: bool, run: i
         if forkserver.available() else None
     collector = Collector(lesson, None, load_world(lesson.folder, seed))
     try:
-        run_checks(lesson, collector, GradingLoop(lesson, collector, pipe, Path(out), lang, server))
+        run_checks(lesson, collector, GradingLoop(lesson, collector, pipe, Path(out), lang, server, secret))
     except LessonError as error:  # the lesson's checks can't run at all: the run says so, once
         pipe.send((None, {"key": error.key, "params": error.params}))
     finally:
@@ -178,9 +179,10 @@ class GradingLoop:
     """A worker's pytest plugin: the checks are collected once, then run on each file in turn, the
     next file's child starting while the current one is graded."""
 
-    def __init__(self, lesson: Lesson, collector, pipe, out: Path, lang: str, server):
+    def __init__(self, lesson: Lesson, collector, pipe, out: Path, lang: str, server, secret: bool):
         self.lesson, self.collector, self.pipe, self.out, self.lang, self.server = (
             lesson, collector, pipe, out, lang, server)
+        self.seed, self.secret = collector.scenario_world.seed, secret
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
@@ -189,10 +191,10 @@ class GradingLoop:
             return None
         upcoming = self._next()
         while upcoming:
-            (entry, key), child = upcoming
+            (entry, key), child, world = upcoming
             upcoming = self._next()
             try:  # whatever goes wrong with one student is that student's record, never the lesson's
-                result = run_items(session.items, self.collector, child, entry.path)
+                result = run_items(session.items, self.collector, child, entry.path, world)
                 name_as_submitted(result, entry.shown)
                 record = _save_student(self.out, entry, key, {**summarise(result, self.lang),
                                                                **fingerprint(entry.path)})
@@ -205,9 +207,12 @@ class GradingLoop:
         task = self.pipe.recv()
         if task is None:
             return None
-        child = open_submission(self.lesson, self.collector.scenario_world, task[0].path, forkserver=self.server)
+        from mock_llm import load_world  # imported by the worker already (work)
+        seed = submission_seed(self.seed, task[0].path.read_bytes()) if self.secret else self.seed
+        world = load_world(self.lesson.folder, seed)  # its own: nothing of the last student's is kept in it
+        child = open_submission(self.lesson, world, task[0].path, forkserver=self.server)
         child.spawn(load=False)
-        return task, child
+        return task, child, world
 
 
 def grader_failed(error: Exception, lang: str) -> dict:
@@ -278,10 +283,12 @@ def lesson_version(lesson: Lesson) -> str:
     return digest.hexdigest()[:16]
 
 
-def submission_key(entry: Entry, version: str, seed: int, lang: str) -> str:
+def submission_key(entry: Entry, version: str, seed: int, lang: str, secret: bool = False) -> str:
     """What a student's outputs are made of: their file, their name and its name in the feedback,
-    the lesson and grader (version), the seed, the language."""
-    return hashlib.sha256(f"{entry.digest}\0{entry.student}\0{entry.shown}\0{version}\0{seed}\0{lang}".encode()).hexdigest()[:24]
+    the lesson and grader (version), the seed (and whether it is a secret one, which draws each
+    file's numbers from it), the language."""
+    seeded = f"{seed}{' secret' if secret else ''}"
+    return hashlib.sha256(f"{entry.digest}\0{entry.student}\0{entry.shown}\0{version}\0{seeded}\0{lang}".encode()).hexdigest()[:24]
 
 
 def fingerprint(path: Path) -> dict:
