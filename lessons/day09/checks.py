@@ -68,6 +68,19 @@ def ignores_max_messages(learner) -> bool:
     return False
 
 
+def changes_max_messages(learner) -> str | None:
+    """The expression ChatSession.__init__ keeps in place of its max_messages argument, when it keeps
+    one computed from it (self.max_messages = max_messages - 1): the session trims to another number."""
+    for methods in session_methods(learner):
+        for init in (m for m in methods if m.name == "__init__"):
+            for node in ast.walk(init):
+                if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) for t in node.targets)
+                        and isinstance(node.value, ast.BinOp)
+                        and any(isinstance(n, ast.Name) and n.id == "max_messages" for n in ast.walk(node.value))):
+                    return ast.unparse(node.value)
+    return None
+
+
 def kept_argument(init: ast.FunctionDef) -> str | None:
     """The attribute __init__ keeps its first argument in (self.tool_impl = tool_impl), if any."""
     params = init.args.posonlyargs + init.args.args
@@ -173,6 +186,9 @@ def test_keeps_max_messages(learner, world):
         return
     too_long = any(len(request_messages(exchange)) > 6 for exchange in run.exchanges)
     expect(not (too_long and ignores_max_messages(learner)), "max_messages_not_kept")
+    kept = changes_max_messages(learner)
+    too_short = all(len(request_messages(exchange)) < 6 for exchange in run.exchanges)
+    expect(not (too_short and kept), "max_messages_changed", kept=kept)
 
 
 @check("1.1", points=1, en="a fresh session does not see the conversation before it",
@@ -387,13 +403,18 @@ def test_turn_kept_whole(learner, world):
     expect(ok, "turn_not_kept", question=follow, earlier=question, got=roles(messages))
 
 
-def trimmed_length(learner, messages, max_messages) -> int:
-    """How many messages the learner's trim_history keeps; 0 when it gives no list."""
+def trimmed(learner, messages, max_messages) -> list:
+    """What the learner's trim_history keeps; [] when it gives no list."""
     try:
         got = learner.call("trim_history", messages, max_messages)
     except Fail:
-        return 0
-    return len(got) if isinstance(got, list) else 0
+        return []
+    return got if isinstance(got, list) else []
+
+
+def trimmed_length(learner, messages, max_messages) -> int:
+    """How many messages the learner's trim_history keeps; 0 when it gives no list."""
+    return len(trimmed(learner, messages, max_messages))
 
 
 @check("3.1", points=1, en="a long conversation, max_messages=6: every request trimmed, none refused, every answer right",
@@ -419,11 +440,16 @@ def test_long_conversation(learner, world):
         expect_in_answer(run, 1, follow[0].question, f"{values['city']}现在 {w[values['city']]['temp_c']}°C")
         for city in (values["other"], values["third"]):
             expect_in_answer(run, 2, follow[1].question, f"{city}现在 {w[city]['temp_c']}°C")
-    except Fail:  # a wrong answer: from a trim that cut a turn that still fitted?
+    except Fail:  # a wrong answer: from a trim that cut a turn that still fitted, or kept the wrong ones?
         talk = [{"role": "system", "content": "s"}] + [{"role": ("user", "assistant")[i % 2], "content": str(i)}
                                                         for i in range(7)]
-        kept = trimmed_length(learner, talk, 6)
-        expect(kept in (0, 6), "trimmed_too_much", count=len(talk), max=6, got=kept)
+        kept = trimmed(learner, talk, 6)
+        expect(len(kept) in (0, 6), "trimmed_too_much", count=len(talk), max=6, got=len(kept))
+        expect(not kept or kept == talk[:1] + talk[-5:], "trimmed_wrong_ones", count=len(talk), max=6,
+               got=", ".join(str(m.get("content")) if isinstance(m, dict) else "?" for m in kept))
+        changed = changes_max_messages(learner)
+        expect(not changed or not all(len(request_messages(e)) < 6 for e in run.exchanges), "max_messages_changed",
+               kept=changed)
         raise
 
 
