@@ -123,10 +123,14 @@ def mock_calls(world, scenario: str) -> list[dict]:
 
 
 def sunk(failure: Fail, func: str) -> Fail:
-    """A call of the learner's that raised because one tool call failed: the round sank with it."""
-    if failure.key != "crashed" or "HTTP 504" not in str(failure.params.get("message", "")):
+    """A call of the learner's that raised because one tool call failed: the round sank with it; or
+    because its calls went to other processes, which can't take the tools it was given."""
+    message = str(failure.params.get("message", ""))
+    if failure.key == "crashed" and ("PicklingError" in failure.params.get("type", "") or "pickle" in message):
+        return Fail("calls_in_processes", func=func, type=failure.params.get("type", ""), message=message)
+    if failure.key != "crashed" or "HTTP 504" not in message:
         return failure
-    return Fail("round_sunk", func=func, type=failure.params.get("type", ""), message=failure.params.get("message", ""))
+    return Fail("round_sunk", func=func, type=failure.params.get("type", ""), message=message)
 
 
 def run_calls(learner, world, calls: list[dict]):
@@ -145,7 +149,7 @@ def expect_answered(world, calls: list[dict], messages: list, down: str | None =
     """One message per call, under the call's id, holding that call's own result. Results put under
     another call's id are reported without naming which went where: which call ends first is the
     machine's timing, and the report must not be (the same file gives the same report every run).
-    `learner`, for run_calls' messages: whether threads it left running hold the missing ones, and
+    `learner`: whether threads its call (run_calls, run_agent) left running hold the missing ones, and
     whether a wrong result is execute_tool's (TODO 1.1) for one call alone too."""
     left_running = learner.left_running if learner is not None else 0
     by_id: dict = {}
@@ -261,7 +265,7 @@ def agent_round(learner, world, scenario: str, down: str | None = None):
     asked = run.exchanges[0].response["choices"][0]["message"].get("tool_calls") or []
     expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
     sent = [m for m in run.exchanges[1].request.get("messages", []) if isinstance(m, dict) and m.get("role") == "tool"]
-    expect_answered(world, asked, sent, down=down)
+    expect_answered(world, asked, sent, down=down, learner=learner)
     return run, world.rounds.current
 
 
