@@ -150,6 +150,8 @@ def test_a_copy_has_the_shape_of_its_original_and_a_change_of_code_does_not():
     assert code_shape(ORIGINAL.replace("max_steps=5", "max_steps=6")) != shape
     assert code_shape(ORIGINAL.replace("Final Answer:", "Final  Answer:")) != shape  # inside a string
     assert code_shape(ORIGINAL.replace("Think, act", "Think, then act")) == shape  # a docstring, as a comment
+    assert code_shape(ORIGINAL.replace('"""Think', 'f"""{run()}Think')) != shape  # an f-string runs: no docstring
+    assert code_shape(ORIGINAL.replace(".strip()", ".lower()")) != shape  # an attribute is no name of one's own
     assert code_shape("return x\n") != code_shape("returnx\n")
     # code that does not parse has a shape all the same
     assert code_shape("def f(:\n  '''unended\n") == code_shape("def f(:  # broken\n\t'''unended\n")

@@ -575,7 +575,7 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # "calculator failed: 'NoneType' object is not callable" (the lookup's None called) or "failed:
 # 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
-    r"unknown|unrecogni[sz]ed|n[o']?t (?:a |an )?recogni[sz]ed?|n[o']?t (?:be )?found|n[o']?t known|no such|"
+    r"unknown|unrecogni[sz]ed|n[o']?t (?:a |an )?recogni[sz]ed?|n[o']?t ?(?:be )?found|n[o']?t known|no such|"
     r"not on the list|(?:wrong|bad) (?:tool|action|function)|valid (?:tools|actions|functions|names|options)|"
     r"(?:cannot|can'?t) use\b|"
     r"unsupported|non-?existent|never (?:been )?(?:registered|defined)|"
@@ -745,8 +745,15 @@ def expect_asked_once(run: AgentRun) -> None:
     """No request is the one before it again with no tool run between them: a loop that calls the
     model twice in one round (once to look at the answer's type, once more to use it) gets two
     answers to one question. (The same request after a tool ran: the messages were built anew.)"""
+    def sent(exchange):  # its messages, or a text protocol's prompt
+        return messages_sent(exchange) or getattr(exchange, "prompt", None)
+
+    def answered(exchange):  # asked again after an answer: a loop that did not stop, which its checks say
+        decision = getattr(exchange, "decision", None)
+        return read_final(model_words(exchange) or "") is not None or (
+            isinstance(decision, dict) and decision.get("type") == "final")
     for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
-        again = messages_sent(before) and messages_sent(before) == messages_sent(after)
+        again = sent(before) and sent(before) == sent(after) and not answered(before)
         expect(not again or any(call.round == number - 1 for call in run.tool_calls), "model_asked_twice",
                request=number, previous=number - 1)
 

@@ -397,8 +397,9 @@ def test_correction_round(learner, world):
         if before.layout == "broken":  # the correction says what parse_decision found wrong, not a fixed text
             error = parse_error(learner, before.reply)
             told = [content_text(m) for m in sent if m.get("role") == "user"]
-            expect(not error or not told or any(error in text for text in told), "correction_error_fixed",
-                   error=error, got=told[-1] if told else "")
+            said = {error, repr(error)[1:-1], json.dumps(error, ensure_ascii=False)[1:-1]}  # as written, or escaped
+            expect(not error or not told or any(form in text for form in said for text in told),
+                   "correction_error_fixed", error=error, got=told[-1] if told else "")
 
 
 def parse_error(learner, reply) -> str:

@@ -770,7 +770,9 @@ def eval_calls(tree: ast.Module | None) -> list:
     (getattr(builtins, "ev" + "al")), or code compiled to run as it (compile(text, "", "eval"))."""
     found = []
     for node in ast.walk(tree or ast.Module(body=[], type_ignores=[])):
-        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        name = node.id if isinstance(node, ast.Name) else None
+        if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) in ("builtins", "__builtins__"):
+            name = node.attr  # builtins.eval; a method of the file's own (self.eval) is no builtin
         if isinstance(node, ast.Subscript):  # vars(builtins)["eval"]
             name = literal_text(node.slice)
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr" and len(node.args) > 1:

@@ -9,10 +9,10 @@ import re
 import unicodedata
 
 from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate, check,
-                                expect, expect_asked_tools_ran, expect_format_explained, expect_own_fallback,
-                                expect_unknown_tool_said, first_number, glued_on, imagined, read_final, read_request,
-                                read_steps, request_text, sees_question, shown, steps_arg, tools_arg, unseen,
-                                written_after_request)
+                                expect, expect_asked_once, expect_asked_tools_ran, expect_format_explained,
+                                expect_own_fallback, expect_unknown_tool_said, first_number, glued_on, imagined,
+                                read_final, read_request, read_steps, request_text, sees_question, shown, steps_arg,
+                                tools_arg, unseen, written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -441,6 +441,7 @@ def expect_stopped_at_final(learner, run):
 
 def explain_transcript(run):
     """Fail with the first mistake the transcript shows, if it shows one."""
+    expect_asked_once(run)
     for number, exchange in enumerate(run.exchanges, start=1):
         expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
                question=run.scenario.question)

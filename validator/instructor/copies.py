@@ -27,7 +27,9 @@ def look_at(entries: list[Entry], records: dict[str, dict], lesson: Lesson,
         shape = record.get("shape")
         flags = [say("class_flag_reference", lang)] if shape and shape == reference else []
         flags += [say("class_flag_markers", lang)] if record.get("markers") else []
-        notes = [say("class_flag_template", lang)] if shape == template else []
+        notes = [say("class_flag_template", lang)] if shape == template and not record.get("score") else []
+        # the template's code, yet points: what scores is hidden from the fingerprint (run from a string)
+        flags += [say("class_flag_template_scores", lang)] if shape == template and record.get("score") else []
         flags += entry.flags
         notes += entry.notes
         for reasons, kept in ((flags, flagged), (notes, noted)):

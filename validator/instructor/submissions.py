@@ -393,7 +393,7 @@ def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -
 _LITERAL_OR_COMMENT = re.compile(r"""([rRbBuUfF]{0,2}(?:'{3}(?:\\.|[^\\])*?'{3}|"{3}(?:\\.|[^\\])*?"{3}"""
                                  r"""|'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*")|#[^\n]*)""", re.S)
 _BETWEEN_WORDS = re.compile(r"(?<=\w)(?:\s|\\\n)+(?=\w)")  # the space that keeps `return x` from `returnx`
-_NAME = re.compile(r"(?<!\w)[^\W\d]\w*")
+_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")  # not an attribute's: json.loads and ast.literal_eval stay apart
 _KEYWORDS = frozenset(keyword.kwlist + keyword.softkwlist)
 
 
@@ -413,15 +413,15 @@ def _fields_aside(field: re.Match) -> str:
 
 def normalised(source: str) -> str:
     """The code without comments and without spaces, blank lines or indents but one space between
-    two words, every name but the keywords as "_" (in an f-string's fields too), docstrings as
-    comments; its other strings as written: to spot copies, as
+    two words, every name but the keywords and attributes as "_" (in an f-string's fields too),
+    plain docstrings as comments; its other strings as written: to spot copies, as
     code-similarity tools do (MOSS, JPlag). Regular expressions do it in C (a file in about a
     millisecond, tokenize's Python takes 2.6), and code that does not parse has a shape too."""
     pieces, literals = [""], []  # the code between two literals; the literals
     for index, part in enumerate(_LITERAL_OR_COMMENT.split(source)):
         if index % 2 == 0:
             pieces[-1] += part
-        elif _DOCSTRING_BEFORE.search(pieces[-1]) and part.endswith(part[-1] * 3):
+        elif _DOCSTRING_BEFORE.search(pieces[-1]) and part.endswith(part[-1] * 3) and part[:3] in ('"""', "'''"):
             literals.append('""')  # a docstring, as a comment: words a copier may change
             pieces.append("")
         elif not part.startswith("#"):  # a comment is left out, the code on each side joined
