@@ -1,7 +1,8 @@
 # Thousands of tool calls, and one enormous tool input: the grader's side must stay bounded.
 def execute_tool(tools, action, action_input):
+    calculator = next(tool for tool in tools if tool.name == "Calculator")
     for _ in range(5000):
-        tools[0].func("1 + 1")
+        calculator.func("1 + 1")
     return None
 
 
