@@ -151,6 +151,22 @@ def test_prompt_with_steps(learner, world):
     expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=instructions)
 
 
+def shows_a_lone_step(learner) -> bool:
+    """Whether build_react_prompt shows a step it is given alone (else it leaves steps out, and a
+    loop that keeps its steps right still sends the same prompt twice)."""
+    world = learner.world
+    question, steps = world.scenarios["fahrenheit"].question, fahrenheit_steps(world)[:1]
+    try:
+        prompt, first = build_prompt(learner, world, question, steps), build_prompt(learner, world, question, [])
+    except Fail:
+        return True  # its own checks say what is wrong with it
+    try:
+        expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=first)
+    except Fail:
+        return pad_unreadable_in(learner, prompt, steps)  # there, in a scratchpad that doesn't read: 1.1's
+    return True
+
+
 def pad_unreadable_in(learner, text: str, steps: list[dict]) -> bool:
     """Whether `text` holds the learner's own scratchpad of `steps`, and that scratchpad does not
     read as those steps (build_scratchpad's mistake, TODO 1.1, not the code around it)."""
@@ -329,8 +345,9 @@ def explain(learner, run, real: str = ""):
         again = [n for n in range(1, len(prompts))
                  if prompts[n] == prompts[n - 1] and any(c.round == n for c in run.tool_calls)]
         if done and again:
-            raise Fail("prompt_one_step_behind", tool=tool, input=given, calls=repeats, round=again[0] + 1,
-                       previous=again[0])
+            dropped = not shows_a_lone_step(learner)  # the prompt builder's mistake, not the loop's
+            raise Fail("prompt_drops_a_step" if dropped else "prompt_one_step_behind", tool=tool, input=given,
+                       calls=repeats, round=again[0] + 1, previous=again[0])
         ran = next((c for c in run.tool_calls if c.name == tool and str(c.input).strip() == given), None)
         # fed back, by a scratchpad the model can't read (an Observation above its reply reads as out of order too)
         if ran is not None and 0 < ran.round <= len(prompts):

@@ -1,4 +1,5 @@
 # expect-lose: 1.2 3.1
+# expect-message: but build_react_prompt leaves steps out
 # why: the prompt shows build_scratchpad(steps[:-1]): the newest step never reaches the model.
 """Day 05 — the prompt and the scratchpad.
 

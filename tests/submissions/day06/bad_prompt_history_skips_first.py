@@ -1,4 +1,5 @@
 # expect-lose: 2.1
+# expect-message: but build_react_prompt leaves steps out
 # why: the history loops over steps[1:]: the first step never reaches the prompt.
 """Day 06 — a ReAct agent by hand, text protocol.
 
