@@ -397,7 +397,6 @@ class Learner:
         tools = tools or ToolBox(self.world)
         self.direct_calls.append((func, tools))
         outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools, watch=watch)
-        self.changed_args = outcome.changed_args
         return self.result(func, outcome)
 
     def _check_types(self, value) -> None:
@@ -417,7 +416,8 @@ class Learner:
         """The value the call returned, or Fail with the reason it has none. Failures with one
         root cause (the file does not load, a hang at the same line) share a `cause`, so the
         report says it once."""
-        self.printed, self.left_running, self.ran_code = outcome.stdout, outcome.left_running, outcome.ran_code
+        self.printed, self.left_running = outcome.stdout, outcome.left_running
+        self.ran_code, self.changed_args = outcome.ran_code, outcome.changed_args
         if outcome.unawaited or isinstance(outcome.value, Unawaited):
             error = outcome.error or {}
             if "running event loop" in str(error.get("message", "")):  # asyncio.run(llm_call(…)) in async code

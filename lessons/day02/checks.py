@@ -32,9 +32,9 @@ def numbers(world, scenario):
 
 # ---------------------------------------------------------------- TODO 1.1 build_system_prompt
 
-def system_prompt(learner, world, names=None, described=None):
+def system_prompt(learner, world, names=None, described=None, watch=False):
     names = names or LOOP_TOOLS
-    prompt = learner.call("build_system_prompt", registry(world, names, described))
+    prompt = learner.call("build_system_prompt", registry(world, names, described), watch=watch)
     expect(isinstance(prompt, str), "not_a_string", func="build_system_prompt", got=shown(prompt))
     return prompt
 
@@ -42,8 +42,7 @@ def system_prompt(learner, world, names=None, described=None):
 @check("1.1", points=1, en="names and describes every tool, and leaves the registry as it was",
        zh="列出每个工具的名字和描述，并且不改动传入的工具表")
 def test_prompt_describes_tools(learner, world):
-    prompt = learner.call("build_system_prompt", registry(world, LOOP_TOOLS), watch=True)
-    expect(isinstance(prompt, str), "not_a_string", func="build_system_prompt", got=shown(prompt))
+    prompt = system_prompt(learner, world, watch=True)
     for name in LOOP_TOOLS:
         expect(name in prompt and world.tool_descriptions[name] in prompt, "tool_missing_from_prompt",
                tool=name, got=prompt)

@@ -115,10 +115,12 @@ def run_agent(learner, world, scenario):
     return learner.run_agent("run_agent", scenario, config(world, **real), registry_arg(world.scenarios[scenario].tools))
 
 
-def agent(learner, world, scenario, model=None, **changes):
-    """Your run_agent on a task, with the grader's sleep: (run, failure) as attempt() gives them."""
+def agent(learner, world, scenario, model=None, max_steps=None, **changes):
+    """Your run_agent on a task, with the grader's sleep (and `max_steps`, if given): (run, failure)
+    as attempt() gives them."""
     return attempt(learner, "run_agent", scenario, config(world, model, **changes),
-                   registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"))
+                   registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"),
+                   *([max_steps] if max_steps else []))
 
 
 NEVER_ENDS = ("retried_forever", "real_sleep")  # how a run whose complete() never gives up is stopped
@@ -805,13 +807,12 @@ def test_fallback_server_alone_down_too(learner, world):
            message=failure.params["message"])
 
 
-def down_from_the_start(learner, world, spare: str, *max_steps):
+def down_from_the_start(learner, world, spare: str, max_steps=None):
     """run_agent with its model down from the first request and `spare` as the fallback model:
     (run, index of the first request to the fallback, failure)."""
     try:
-        run, failure = attempt(learner, "run_agent", "weather", config(world, failing(world, "500*"), fallback_model=spare,
-                                                                       max_attempts=2),
-                               registry_arg(world.scenarios["weather"].tools), tool_arg("sleep"), *max_steps)
+        run, failure = agent(learner, world, "weather", failing(world, "500*"), max_steps, fallback_model=spare,
+                             max_attempts=2)
     except Fail as stop:
         if stop.key in NEVER_ENDS:
             expect_complete_gives_up(learner, world)

@@ -10,6 +10,7 @@ import json
 import urllib.parse
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from rich.console import Console
@@ -76,13 +77,17 @@ def _collect_points(lesson: Lesson) -> dict[str, int]:
     return points.by_todo
 
 
-def csv_text(header: list[str], rows: list[list], separator: str = ",", newline: str = "\n") -> str:
-    """A table as CSV: every text cell of the rows in quotes, so that a spreadsheet that splits on
-    another separator than the file's (Excel where the list separator is ";") keeps each one whole:
-    a student named x;=1+1 is one cell, not a name and a formula."""
+def csv_text(header: list[str], rows: list[list], separator: str = ",", newline: str = "\n",
+             quoted: Callable[[list], bool] = lambda row: True) -> str:
+    """A table as CSV: every text cell of the rows `quoted` picks (all) in quotes, so that a
+    spreadsheet that splits on another separator than the file's (Excel where the list separator
+    is ";") keeps each one whole: a student named x;=1+1 is one cell, not a name and a formula."""
     table = io.StringIO()
-    csv.writer(table, delimiter=separator, lineterminator=newline).writerow(header)
-    csv.writer(table, delimiter=separator, lineterminator=newline, quoting=csv.QUOTE_NONNUMERIC).writerows(rows)
+    plain, quoting = (csv.writer(table, delimiter=separator, lineterminator=newline, quoting=how)
+                      for how in (csv.QUOTE_MINIMAL, csv.QUOTE_NONNUMERIC))
+    plain.writerow(header)
+    for row in rows:
+        (quoting if quoted(row) else plain).writerow(row)
     return table.getvalue()
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from rich.console import Console
 
 from validator.files import write_atomically
-from validator.instructor.gradebooks import spreadsheet_safe, status_name, student_outputs
+from validator.instructor.gradebooks import csv_text, spreadsheet_safe, status_name, student_outputs
 from validator.lessons import Lesson, LessonError, say
 
 FILE = "overrides.csv"
@@ -411,13 +411,9 @@ def override_command(out: Path, student: str, target_text: str, points_text: str
         raise LessonError("override_not_found", path=path, student=record["student"], target=aim.shown)
     if not found:
         rows.append(new)
-    text = io.StringIO()  # every other row as it was; the new one's cells in quotes (gradebooks.csv_text)
-    plain, quoted = (csv.writer(text, delimiter=table.separator, lineterminator=table.newline, quoting=quoting)
-                     for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_NONNUMERIC))
-    plain.writerow(table.header)
-    for cells in rows:
-        (quoted if cells is new else plain).writerow(cells)
-    write_atomically(path, (("\ufeff" if table.bom else "") + text.getvalue()).encode("utf-8"))
+    # every other row as it was; the new one's cells in quotes
+    text = csv_text(table.header, rows, table.separator, table.newline, quoted=lambda cells: cells is new)
+    write_atomically(path, (("\ufeff" if table.bom else "") + text).encode("utf-8"))
     console.print(say("override_removed" if remove else "override_saved", lang, path=path, student=record["student"],
                       target=aim.shown, points=points, max=aim.max), markup=False)
     return 0

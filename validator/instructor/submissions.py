@@ -421,11 +421,12 @@ def normalised(source: str) -> str:
     for index, part in enumerate(_LITERAL_OR_COMMENT.split(source)):
         if index % 2 == 0:
             pieces[-1] += part
-        elif _DOCSTRING_BEFORE.search(pieces[-1]) and part.endswith(part[-1] * 3) and part[:3] in ('"""', "'''"):
-            literals.append('""')  # a docstring, as a comment: words a copier may change
-            pieces.append("")
         elif not part.startswith("#"):  # a comment is left out, the code on each side joined
-            literals.append(_F_FIELD.sub(_fields_aside, part) if "f" in part[:3].lower().split(part[-1])[0] else part)
+            prefix = part[:len(part) - len(part.lstrip("rRbBuUfF"))].lower()
+            if not prefix and part[:3] in ('"""', "'''") and _DOCSTRING_BEFORE.search(pieces[-1]):
+                literals.append('""')  # a docstring, as a comment: words a copier may change
+            else:
+                literals.append(_F_FIELD.sub(_fields_aside, part) if "f" in prefix else part)
             pieces.append("")
     code = _SPACE.sub("", _BETWEEN_WORDS.sub("\0", _NAME.sub(_name_aside, "\1".join(pieces)))).replace("\0", " ").split("\1")
     return "".join(piece + literal for piece, literal in zip(code, literals + [""]))
