@@ -501,6 +501,22 @@ def test_a_crash_inside_another_todos_function_is_said_once_where_it_is():
     assert "from inside your execute_tool. Fix execute_tool first (TODO 1.2)" in recovers["output"]
 
 
+def test_failures_that_differ_only_by_an_address_are_one_cause():
+    """Two calls that each return a generator fail with its repr, whose address is left out of the
+    report: which earlier check a failure is "the same cause as" must not hang on two objects
+    happening to share an address (it did: day11's run_calls returning executor.map)."""
+    from types import SimpleNamespace
+
+    from validator.checking import Fail
+    from validator.grading.report import first_failures
+
+    def failed(name, address):
+        return SimpleNamespace(name=name, passed=False,
+                               failure=Fail("wrong_type", got=f"<generator object at {address}>"))
+    grade = SimpleNamespace(checks=[failed("a", "0x7f3a21c0"), failed("b", "0x7f3a2e40"), failed("c", "0x7f3a21c0")])
+    assert {k: v.name for k, v in first_failures(grade).items()} == {"b": "a", "c": "a"}
+
+
 def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     planted = ROOT / "lessons" / "day06" / "conftest.py"
     assert not planted.exists()

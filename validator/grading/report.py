@@ -82,11 +82,13 @@ def _cause(failure) -> str:
     """What two failures must share to be one: the cause a check gave; or the same exception raised
     at the same line of the learner's code, whichever function of theirs a check called (a loop
     that crashes inside another TODO's helper fails as that helper's own check did); else all
-    that is said."""
+    that is said, as the report shows it."""
     where = raised_in(failure)
     if failure.cause is None and where:
-        return f"raised at {where}: {failure.params['type']}: {failure.params.get('message')}"
-    return failure.cause or f"{failure.key}:{sorted(failure.params.items())!r}:{failure.detail}"
+        said = f"raised at {where}: {failure.params['type']}: {failure.params.get('message')}"
+    else:
+        said = failure.cause or f"{failure.key}:{sorted(failure.params.items())!r}:{failure.detail}"
+    return _ADDRESS.sub("at 0x…", said)  # as shown: two objects' addresses match only by chance
 
 
 def display_path(path: Path) -> str:
