@@ -80,6 +80,10 @@ def expect_time(learner, clock: str, timestamp: float):
     now = time.time()
     if any(moment(t, zone) in got for t in (now, now - 60) for zone in (BEIJING, timezone.utc, None)):
         raise Fail("time_machine", expected=expected)
+    for quarters in range(-12 * 4, 14 * 4 + 1):  # every offset a zone has: UTC-12:00 to UTC+14:00
+        zone = timezone(timedelta(minutes=15 * quarters))
+        if moment(timestamp, zone) in got:  # the clock's time, in the wrong zone (UTC-8, a sign slip)
+            raise Fail("time_other_zone", got=got, expected=expected, zone=zone.tzname(None))
     raise Fail("time_wrong", got=got, expected=expected)
 
 
