@@ -359,6 +359,11 @@ def explain(learner, run, real: str = ""):
         glued = next((line for line in run.exchanges[-1].prompt.splitlines() if given in line
                       and re.search(r"Observation\s*[:：]", line) and not OBSERVATION.match(line)), None)
         expect(glued is None, "pad_one_line", line=glued)
+        shown_alone = ran is not None and any(OBSERVATION.match(line) and str(ran.output).strip() in line
+                                              for line in prompts[-1].splitlines())
+        # the Observation is there, not the Action lines that asked for it: the step kept part of the reply
+        expect(not shown_alone, "step_without_request", tool=tool, input=given, calls=repeats,
+               output=str(ran.output).strip() if ran else "")
         raise Fail("history_not_fed_back", calls=repeats)
 
 
