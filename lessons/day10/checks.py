@@ -101,6 +101,10 @@ def expect_cost(learner, prompt: int, completion: int, price: dict):
         raise Fail("cost_swapped", **params)
     if same(got, (prompt + completion) * price["input_per_1m"] / 1_000_000):
         raise Fail("cost_one_price", total=prompt + completion, **params)
+    prompt_part, completion_part = prompt * price["input_per_1m"], completion * price["output_per_1m"]
+    if any(same(got, floored) for floored in ((prompt_part + completion_part) // 1_000_000,
+                                              prompt_part // 1_000_000 + completion_part // 1_000_000)):
+        raise Fail("cost_floored", expected=repr(expected), **params)  # // or int(): the fraction dropped
     if isinstance(got, (int, float)) and any(same(got, round(expected, digits)) for digits in range(0, 9)):
         raise Fail("cost_rounded", expected=repr(expected), **params)
     raise Fail("cost_wrong", expected=repr(expected), input=price["input_per_1m"],

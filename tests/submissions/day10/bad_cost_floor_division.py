@@ -1,5 +1,7 @@
 # expect-lose: 1.2
-# why: // 1_000_000 (floor division) instead of /
+# expect-message: with its fraction cut off
+# why: cost_of divides with // (floor division): the cost loses its fraction, which the report
+# why: names, not a rounding.
 """Day 10 — tokens and cost: what each request uses, what it costs, and a budget that stops in time.
 
 Every Chat Completions response reports `usage`: the prompt tokens it read, the completion tokens
@@ -152,15 +154,19 @@ class RunSummary:
 def load_prices(text: str) -> dict[str, Price]:
     """TODO 1.1 — the price table: the YAML text of a file like prices.yaml, read into
     {model name: Price(input_per_1m, output_per_1m)}, with both prices as floats."""
+    # BEGIN SOLUTION
     models = yaml.safe_load(text)["models"]
     return {name: Price(float(price["input_per_1m"]), float(price["output_per_1m"]))
             for name, price in models.items()}
+    # END SOLUTION
 
 
 def cost_of(prompt_tokens: int, completion_tokens: int, price: Price) -> float:
     """TODO 1.2 — what one request costs in US dollars: prompt tokens at the input price, completion
     tokens at the output price, both prices per 1 million tokens. Don't round (round when you print)."""
+    # BEGIN SOLUTION
     return (prompt_tokens * price.input_per_1m + completion_tokens * price.output_per_1m) // 1_000_000
+    # END SOLUTION
 
 
 def record_step(step: int, response, prices: dict[str, Price]) -> StepUsage:
@@ -168,6 +174,7 @@ def record_step(step: int, response, prices: dict[str, Price]) -> StepUsage:
     price of the model that answered (response.model). That may be a dated snapshot of a model of
     the table (mock-react-large-2026-01-01 for mock-react-large): then take that model's price. A
     model the table has no price for is an error (raise KeyError), not a free request."""
+    # BEGIN SOLUTION
     usage = response.usage
     model = response.model
     if model in prices:
@@ -179,12 +186,15 @@ def record_step(step: int, response, prices: dict[str, Price]) -> StepUsage:
         price = prices[max(names, key=len)]
     cost = cost_of(usage.prompt_tokens, usage.completion_tokens, price)
     return StepUsage(step, response.model, usage.prompt_tokens, usage.completion_tokens, usage.total_tokens, cost)
+    # END SOLUTION
 
 
 def fits(spent: int, prompt_tokens: int, budget: Budget) -> bool:
     """TODO 3.1 — may a request with this many prompt tokens be sent, when the run has already used
     `spent` tokens? Only if spent + prompt_tokens + budget.reply_reserve is at most budget.limit."""
+    # BEGIN SOLUTION
     return spent + prompt_tokens + budget.reply_reserve <= budget.limit
+    # END SOLUTION
 
 
 def run_agent(user_query: str, tool_impl: dict[str, Callable[..., dict]], prices: dict[str, Price],
@@ -193,6 +203,7 @@ def run_agent(user_query: str, tool_impl: dict[str, Callable[..., dict]], prices
     (count_tokens(messages, tools)); if fits() says no, stop without sending it. After each response,
     record_step(); add its total_tokens to what the run has spent. Return a RunReport: the answer
     (or your own message when the budget or max_iter stopped the run), the steps, and why it ended."""
+    # BEGIN SOLUTION
     messages = build_messages(user_query)
     tools = get_tools()
     steps: list[StepUsage] = []
@@ -214,11 +225,13 @@ def run_agent(user_query: str, tool_impl: dict[str, Callable[..., dict]], prices
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": execute_tool(tool_impl, call.name, call.arguments)})
     return RunReport(f"Stopped: no final answer after {max_iter} requests.", steps, "max_iter")
+    # END SOLUTION
 
 
 def summarize(steps: list[StepUsage]) -> RunSummary:
     """TODO 5.1 — the run's totals: requests, prompt, completion and total tokens, cost; and `growth`,
     for each request after the first, how many more prompt tokens it sent than the one before."""
+    # BEGIN SOLUTION
     prompts = [step.prompt_tokens for step in steps]
     return RunSummary(
         requests=len(steps),
@@ -228,6 +241,7 @@ def summarize(steps: list[StepUsage]) -> RunSummary:
         cost=sum(step.cost for step in steps),
         growth=[after - before for before, after in zip(prompts, prompts[1:])],
     )
+    # END SOLUTION
 
 
 # ---------------------------------------------------------------- given: the bill, printed
