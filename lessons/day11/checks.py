@@ -405,6 +405,11 @@ def expected_screen(world, tickers: list[str]) -> list[str]:
     return [t for t in tickers if t != DOWN and expected_pass(world.fundamentals[t], world.news[t])]
 
 
+# What a KeyError may name that is not a call's id: the fields of a tool message and of the results
+FIELDS = {"role", "content", "tool_call_id", "ticker", "pe", "revenue_growth_pct", "latest", "items", "headline",
+          "sentiment", "impact", "error"}
+
+
 def run_screen(learner, world, tickers: list[str]):
     toolbox = ToolBox(world)
     world.rounds.open(2 * len(tickers), enough=AT_ONCE, func="screen")
@@ -418,6 +423,11 @@ def run_screen(learner, world, tickers: list[str]):
                 and "string indices must be integers" in failure.params.get("message", "")):
             # a field read from a str: a tool message's content, JSON text, never parsed
             raise Fail("screen_content_not_parsed", message=failure.params.get("message", ""),
+                       count=len(toolbox.calls)) from None
+        if (failure.key == "crashed" and failure.params.get("type") == "KeyError" and made == wanted
+                and failure.params.get("message", "").strip("'\"") not in FIELDS):
+            # every call made, and a key that names no field: an id no result came back under
+            raise Fail("screen_id_not_found", message=failure.params.get("message", ""),
                        count=len(toolbox.calls)) from None
         if (failure.key == "crashed" and failure.params.get("type") in ("KeyError", "TypeError")
                 and DOWN not in tickers and made == wanted):
