@@ -46,13 +46,14 @@ from validator.child.wire import (
     loads as parse_json,  # JSON text of the learner's: ValueError, never a crash, however deep
 )
 from validator.grading.runner import Submission, read_source
+from validator.isolation.jail import LEARNER_UTC_HOURS
 from validator.lessons import Lesson, LessonError
 from validator.outcomes import Outcome, Problem, Status
 
 __all__ = [
     # writing checks
     "AgentRun", "Fail", "Learner", "LessonError", "Record", "ToolBox", "ToolCall", "check", "expect", "parse_json",
-    "shown", "quoted",
+    "shown", "quoted", "LEARNER_UTC_HOURS",
     # arguments built in the learner's process
     "completion_arg", "learner_object", "registry_arg", "steps_arg", "tool_arg", "tools_arg", "unseen",
     # shared tools and readers: what the tools compute, and the text protocol as the mock reads it

@@ -10,7 +10,7 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
+from validator.checking import (LEARNER_UTC_HOURS, Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
                                 expect_asked_tools_ran, expect_fresh_start, find_observations, first_number,
                                 is_own_message, learner_object, names_tool, read_final, read_request, request_messages,
                                 quoted, request_text, shown, text_from, tool_arg, tools_arg, unseen,
@@ -75,15 +75,18 @@ def expect_time(learner, clock: str, timestamp: float):
     expected = moment(timestamp, BEIJING)
     if expected in got:
         return
-    if moment(timestamp, timezone.utc) in got or moment(timestamp, None) in got:
+    if moment(timestamp, timezone.utc) in got:
         raise Fail("time_utc", got=got, expected=expected)
+    zones = [timezone(timedelta(minutes=15 * quarters)) for quarters in range(-12 * 4, 14 * 4 + 1)]  # all there are
     now = time.time()
-    if any(moment(t, zone) in got for t in (now, now - 60) for zone in (BEIJING, timezone.utc, None)):
+    if any(moment(t, zone) in got for t in (now, now - 60) for zone in [*zones, None]):
         raise Fail("time_machine", expected=expected)
-    for quarters in range(-12 * 4, 14 * 4 + 1):  # every offset a zone has: UTC-12:00 to UTC+14:00
-        zone = timezone(timedelta(minutes=15 * quarters))
-        if moment(timestamp, zone) in got:  # the clock's time, in the wrong zone (UTC-8, a sign slip)
-            raise Fail("time_other_zone", got=got, expected=expected, zone=zone.tzname(None))
+    local = timedelta(hours=LEARNER_UTC_HOURS)  # the child's own zone (jail.py): neither UTC nor Beijing
+    for zone in zones:
+        if moment(timestamp, zone) in got:  # the clock's time, in another zone
+            offset = zone.utcoffset(None)
+            key = {local: "time_local", local + timedelta(hours=8): "time_local_plus_eight"}.get(offset, "time_other_zone")
+            raise Fail(key, got=got, expected=expected, zone=zone.tzname(None), machine=timezone(local).tzname(None))
     raise Fail("time_wrong", got=got, expected=expected)
 
 

@@ -101,10 +101,16 @@ def isolating() -> bool:
     return reason is None
 
 
+# The child's local time zone: UTC-5, neither UTC nor Beijing's UTC+8, so that code that reads the
+# machine's local time where it should name a zone shows it, wherever the grader runs. A POSIX TZ
+# string ("LRN5": five hours west of UTC), read without any zone file, on Windows too.
+LEARNER_UTC_HOURS = -5
+
+
 def environment() -> dict[str, str]:
     """All the environment a child gets, jailed or not: nothing of the grader's (API keys, ...)."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": "UTC", "HOME": "/tmp", "TMPDIR": "/tmp",
-            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": f"LRN{-LEARNER_UTC_HOURS}",
+            "HOME": "/tmp", "TMPDIR": "/tmp", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def spec(argv: list[str], *, files: list, fds: list[int], memory: int) -> dict:

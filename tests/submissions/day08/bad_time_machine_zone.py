@@ -1,8 +1,6 @@
-# expect-lose: 1.2 3.1
-# expect-keep: 1.1 2.1 2.2
-# expect-message: give datetime.fromtimestamp the zone
-# why: datetime.fromtimestamp(clock()) without a zone gives the machine's local time: right on a
-# why: laptop set to Beijing time, eight hours off on a server in UTC.
+# expect-lose: 1.2
+# expect-message: in the zone of the machine it ran on
+# why: datetime.fromtimestamp(clock()) without a zone: the machine's local time.
 """Day 08 — robustness: a text agent that survives its model's mistakes.
 
 The agent of day 06, with the openai client of day 07: the conversation goes to the model as chat
@@ -143,6 +141,7 @@ def execute_tool(tools: list[Tool], action: str, action_input: str) -> str:
     pick the right one. A tool that raises: an error text with the exception's message, so the model
     can tell the user what went wrong.
     """
+    # BEGIN SOLUTION
     by_name = {tool.name: tool for tool in tools}
     if action not in by_name:
         return f"Error: there is no tool named {action!r}. Available tools: {', '.join(by_name)}."
@@ -150,13 +149,17 @@ def execute_tool(tools: list[Tool], action: str, action_input: str) -> str:
         return str(by_name[action].func(action_input))
     except Exception as error:
         return f"Error: {action} failed: {error}"
+    # END SOLUTION
 
 
 def current_time(clock: Callable[[], float]) -> str:
     """TODO 1.2 — the time `clock()` says (seconds since the epoch, like time.time()), in Beijing
     time (BEIJING), as "2026-05-20 14:30 (Wednesday, Beijing time)": the date and the 24-hour time
     first, anything after. Call the clock; never read the machine's own clock or time zone."""
-    return datetime.fromtimestamp(clock()).strftime("%Y-%m-%d %H:%M")
+    # BEGIN SOLUTION
+    now = datetime.fromtimestamp(clock())
+    return now.strftime("%Y-%m-%d %H:%M (%A, Beijing time)")
+    # END SOLUTION
 
 
 def cut_reply(reply: str) -> str:
@@ -167,6 +170,7 @@ def cut_reply(reply: str) -> str:
     Input line, included; and never keep a line that starts with 'Observation:', nor anything after
     it. A reply with neither comes back unchanged.
     """
+    # BEGIN SOLUTION
     lines = reply.splitlines()
     for number, line in enumerate(lines):
         if re.match(r"\s*Observation\s*:", line):
@@ -174,6 +178,7 @@ def cut_reply(reply: str) -> str:
         if re.match(r"\s*Action Input\s*:", line):
             return "\n".join(lines[:number + 1])
     return reply
+    # END SOLUTION
 
 
 def parse_reply(reply: str) -> tuple[str, str, str] | None:
@@ -183,6 +188,7 @@ def parse_reply(reply: str) -> tuple[str, str, str] | None:
     both an 'Action:' line and an 'Action Input:' line. Anything else, prose or half a request,
     is None: the loop then reminds the model of the format.
     """
+    # BEGIN SOLUTION
     thought = re.search(r"^\s*Thought\s*:\s*(.*)$", reply, re.MULTILINE)
     thought = thought.group(1).strip() if thought else ""
     final = re.search(r"^\s*Final Answer\s*:\s*(.*)", reply, re.MULTILINE | re.DOTALL)
@@ -193,6 +199,7 @@ def parse_reply(reply: str) -> tuple[str, str, str] | None:
     if action is None or action_input is None:
         return None
     return thought, action.group(1).strip(), action_input.group(1).strip()
+    # END SOLUTION
 
 
 def run_agent(question: str, tools: list[Tool], max_steps: int = 8) -> str:
@@ -200,6 +207,7 @@ def run_agent(question: str, tools: list[Tool], max_steps: int = 8) -> str:
     the reply (cut) as an assistant message and what comes back as a user message: the tool's
     Observation, or FORMAT_REMINDER when the reply could not be parsed. At most max_steps requests;
     then a message of your own that says no answer was found."""
+    # BEGIN SOLUTION
     messages = [{"role": "system", "content": build_system_prompt(tools)},
                 {"role": "user", "content": question}]
     for _ in range(max_steps):
@@ -216,6 +224,7 @@ def run_agent(question: str, tools: list[Tool], max_steps: int = 8) -> str:
         observation = execute_tool(tools, action, action_input)
         messages.append({"role": "user", "content": f"Observation: {observation}"})
     return f"Stopped: no final answer after {max_steps} model calls."
+    # END SOLUTION
 
 
 if __name__ == "__main__":
