@@ -577,7 +577,8 @@ def _syntax_tree(path, modified: int, size: int) -> ast.Module | None:
 # 'calculator'" (a KeyError's) says none.
 UNKNOWN_TOOL = re.compile(
     r"unknown|unrecogni[sz]ed|n[o']?t (?:a |an )?recogni[sz]ed?|n[o']?t ?(?:be )?found|n[o']?t known|no such|"
-    r"not on the list|(?:wrong|bad) (?:tool|action|function)|valid (?:tools|actions|functions|names|options)|"
+    r"not on the list|n[o']?t (?:been )?listed|(?:does|do) ?n[o']?t match|\bno match|n[o']?t (?:yet )?implemented|"
+    r"(?:wrong|bad) (?:tool|action|function)|valid (?:tools|actions|functions|names|options)|"
     r"(?:cannot|can'?t) use\b|"
     r"unsupported|non-?existent|never (?:been )?(?:registered|defined)|"
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
@@ -589,7 +590,7 @@ UNKNOWN_TOOL = re.compile(
     r"\bundefined\b|\bhas no (?!attribute)|nothing (?:is )?(?:registered|by that name|called|named)|"
     r"\bno\s+(?:[\w-]+\s+)?(?:entry|handler)\b|unexpected (?:tool|action|function)|can only (?:run|use|call)\b|"
     r"未知|不存在|没有|找不到|未找到|查不到|无法识别|不认识|无此|不支持|未注册|未定义|无效|不可用|可以用的|只能用|"
-    r"(?:无法|未能|没能|不能)找到|写错|"
+    r"(?:无法|未能|没能|不能)找到|没找到|没这个|查无|不认得|写错|"
     r"不是[^，。,.\n]{0,6}工具|可用的?工具|"
     r"不在[^，。,.\n]{0,10}(?:列表|工具|清单|注册)", re.IGNORECASE)
 
