@@ -52,6 +52,12 @@ def squashed(text) -> str:
     return " ".join(str(text).split())
 
 
+def one_line(text) -> str:
+    """A summary as the README asks for it: its lines joined with single spaces. Spaces a line kept
+    at either end (stripped or not, no mistake) squash; a newline left in does not."""
+    return re.sub(" +", " ", str(text).strip())
+
+
 # ---------------------------------------------------------------- TODO 1.1 parse_docstring
 
 def as_written(doc) -> str:
@@ -64,7 +70,7 @@ def parsed(learner, doc):
     ok = (isinstance(got, (tuple, list)) and len(got) == 2 and isinstance(got[0], str)
           and isinstance(got[1], dict) and all(isinstance(v, str) for v in got[1].values()))
     expect(ok, "docstring_not_a_pair", got=shown(got))
-    return squashed(got[0]), {k: squashed(v) for k, v in got[1].items()}, got  # a name is looked up as it is
+    return one_line(got[0]), {k: squashed(v) for k, v in got[1].items()}, got  # a name is looked up as it is
 
 
 def expected_pair(case: dict) -> str:
@@ -78,6 +84,8 @@ def expect_read(learner, case: dict, key: str, **extra):
     for name, text in case["params"].items():
         if ":" in text and params.get(name) == squashed(text.split(":")[0]):
             raise Fail("docstring_colon", param=name, got=params[name], expected=text, doc=as_written(case["doc"]))
+    if summary != case["summary"] and squashed(summary) == case["summary"]:  # the right words, still on their lines
+        raise Fail("summary_lines_kept", got=repr(got[0]), expected=repr(case["summary"]), doc=as_written(case["doc"]))
     expect((summary, params) == (case["summary"], case["params"]), key, got=shown(got),
            doc=as_written(case["doc"]), expected=expected_pair(case), **extra)
 
@@ -529,7 +537,17 @@ def result_of(learner, name: str, arguments) -> Record:
     return got
 
 
+def expect_error_field(result: Record, name: str, arguments):
+    """A failure's text is in its error, the field the model reads: ToolResult(False, text) puts it
+    in output, the second field, and leaves error empty."""
+    error, output = result.fields.get("error"), result.fields.get("output")
+    empty = not (isinstance(error, str) and error.strip())
+    if result.success is False and empty and isinstance(output, str) and output.strip():
+        raise Fail("failure_in_output", name=name, arguments=as_json(arguments), got=shown(result))
+
+
 def expect_failure(result: Record, name: str, arguments, *words: str):
+    expect_error_field(result, name, arguments)
     error = result.fields.get("error")
     ok = result.success is False and isinstance(error, str) and all(names(error, w) for w in words)
     expect(ok, "failure_expected", name=name, arguments=as_json(arguments), got=shown(result),
@@ -646,13 +664,18 @@ def test_arguments_not_a_dict(learner, world):
 
 # ---------------------------------------------------------------- TODO 1.5 calculator
 
-def expect_number(learner, expression: str):
+def expect_number(learner, expression: str, refused: str = "calc_raised"):
+    """calculator(expression) returns the number; `refused` says why it must not raise."""
     expected = calculate(expression)
     got, failure = call_or_raised(learner, "calculator", expression)
     if failure is not None:
-        raise Fail("calc_raised", detail=failure.detail, expression=expression, expected=expected,
+        raise Fail(refused, detail=failure.detail, expression=expression, expected=expected,
                    type=failure.params.get("type", "?"), message=failure.params.get("message", ""))
     ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, float(expected))
+    # a result rounded off: said so (a 0 or a whole number says more about a wrong operation)
+    places = next((n for n in range(1, 9) if not ok and isinstance(got, (int, float)) and not isinstance(got, bool)
+                   and got != 0 and math.isclose(got, round(float(expected), n))), None)
+    expect(places is None, "calc_rounded", expression=expression, got=shown(got), expected=expected, places=places)
     expect(ok, "calc_wrong", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got),
            expected=expected)
 
@@ -678,15 +701,18 @@ def judge_refusal(learner, expression: str, got, failure):
 def test_arithmetic(learner, world):
     a, b, c, d = (values(world)[k] for k in "abcd")
     for expression in (f"{a} + {b} * {c}", f"({a} + {b}) * {c}", f"{a} - {b} - {c}", f"{a} / {d}",
-                       f"{c} ** {d}", f"2 ** -{c}", f"(-{c}) ** 2", f"{b} * ({a} - {c}) / {d}"):
+                       f"{c} ** {d}", f"2 ** -{c}", f"(-{c}) ** 2", f"{b} * ({a} - {c}) / {d}",
+                       f"{3 * a + 1} / 3"):  # thirds: more decimals than a rounded result keeps, at any seed
         expect_number(learner, expression)
 
 
-@check("1.5", points=1, en="unary minus and decimals", zh="负号和小数")
+@check("1.5", points=1, en="unary minus and plus, and decimals", zh="正负号和小数")
 def test_unary_minus_and_decimals(learner, world):
     a, b, c = (values(world)[k] for k in "abc")
     for expression in (f"-{a} + {b}", f"-({a} - {b}) * 2.5", f"- -{c}", f"{a}.5 * -{c}"):
         expect_number(learner, expression)
+    for expression in (f"+{a} - {b}", f"{b} * +{c}.5"):  # UAdd is on the allow-list, as USub is
+        expect_number(learner, expression, refused="unary_plus_refused")
 
 
 @check("1.5", points=1, en="refuses to run code: __import__('os'), names, calls",
@@ -814,4 +840,5 @@ def test_unknown_tool_said(learner, world):
     for name, arguments in ((values(world)["missing_tool"], {"query": "weather in 上海"}),
                             ("api_tools", {})):  # a function of the file, not in TOOLS: no tool either
         result = result_of(learner, name, arguments)
+        expect_error_field(result, name, arguments)
         expect_unknown_tool_said(result.fields.get("error"), name, result, GIVEN_TOOLS)

@@ -163,7 +163,7 @@ def run_tool(name: str, arguments: dict) -> ToolResult:
 # ---------------------------------------------------------------- TODO 1.5 the calculator
 
 def calculator(expression: str) -> float:
-    """Evaluate an arithmetic expression: numbers, + - * / **, unary minus and parentheses.
+    """Evaluate an arithmetic expression: numbers, + - * / **, a sign (+ or -) before a number, parentheses.
 
     Args:
         expression: the arithmetic to work out, such as "3 + 5 * 2" or "-(2 ** 10) / 4"
