@@ -111,15 +111,26 @@ def _call(tool: str, tool_input: str) -> tuple[str, str]:
 
 def same_call(asked: tuple[str, object], name: str, given) -> bool:
     """Whether a tool's run (its name, what it was given) is the call a reply asked for: names in
-    any case, a text input without spacing or quotes, arguments by their text."""
+    any case, a text input without spacing or quotes, arguments by their text or, numbers, by
+    their value (a loop may hand the tool float("5") for "5")."""
     tool, arguments = asked
     if _tool_name(str(tool)) != _tool_name(name):
         return False
     if isinstance(arguments, str) and isinstance(given, str):
         return _tool_input(arguments) == _tool_input(given)
     if isinstance(arguments, dict) and isinstance(given, dict):
-        return {str(k): str(v) for k, v in arguments.items()} == {str(k): str(v) for k, v in given.items()}
+        return ({str(k) for k in arguments} == {str(k) for k in given}
+                and all(_same_value(v, given.get(k, given.get(str(k)))) for k, v in arguments.items()))
     return True  # given another way than asked (a text input as keywords): its name says enough
+
+
+def _same_value(asked, given) -> bool:
+    if str(asked) == str(given):
+        return True
+    try:
+        return not isinstance(asked, bool) and not isinstance(given, bool) and float(asked) == float(given)
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 @dataclass(frozen=True)

@@ -263,6 +263,11 @@ def test_history(learner, world):
     if not found:
         roles = sorted({str(m.get("role")) for m in messages if result in content_text(m) and m.get("role") != "tool"})
         expect(not roles, "result_wrong_role", call=tool_call_text(first), role=", ".join(roles))
+        ran = next((c for c in run.tool_calls if c.round == 1), None)  # the tool, as execute_tool called it
+        held = ran is not None and any(m.get("role") == "tool" and content_text(m).strip() == str(ran.output).strip()
+                                       for m in messages)
+        expect(not held, "observation_from_execute_tool", call=tool_call_text(first), result=result,
+               got=str(ran.output) if ran else "", ran=call_text_of(ran) if ran else "")
         expect(False, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))
     before = messages[found[0] - 1] if found[0] else {}
     said = content_text(before)  # the decision itself, or text that holds all of it: its name and every argument
