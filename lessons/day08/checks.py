@@ -49,6 +49,11 @@ def test_unknown_tool_lists_real_ones(learner, world):
         got, _ = run_execute_tool(learner, world, wrong, "北京")
         ok = wrong in got and all(names_tool(got, name) for name in GIVEN_TOOLS)
         expect(ok, "unknown_not_listed", action=wrong, got=got, names=", ".join(GIVEN_TOOLS))
+    given = [name for number, name in enumerate(GIVEN_TOOLS) if number != world.seed % len(GIVEN_TOOLS)]
+    got = learner.call("execute_tool", tools_arg(world, given), "get_wether", "北京")  # fewer tools than the file has
+    expect(isinstance(got, str), "not_a_string", func="execute_tool", got=shown(got))
+    extra = [name for name in [*GIVEN_TOOLS, "get_current_time"] if name not in given and names_tool(got, name)]
+    expect(not extra, "unknown_lists_other_tools", got=got, names=", ".join(given), extra=", ".join(extra))
 
 
 @check("1.1", points=1, en="a tool that raises: its error is the Observation, nothing raised",
