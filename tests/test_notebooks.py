@@ -316,7 +316,7 @@ def executed(cells) -> list[str]:
 def test_check_in_a_kernel_grades_the_cells_that_ran():
     solved = code_cells(without_main(SOLUTION))
     outputs = executed([*solved, "import reactlings\nreactlings.check('day06')"])
-    assert "25/25 · every check passes" in outputs[-1] and "file: this notebook" in outputs[-1]
+    assert "26/26 · every check passes" in outputs[-1] and "file: this notebook" in outputs[-1]
 
 
 @pytest.mark.slow
@@ -332,5 +332,5 @@ def test_a_lessons_notebook_run_as_a_learner_runs_it_grades_itself():
     """Run all, as given (its setup cell finds the course installed: no clone), then with the work done."""
     lesson, book = release_notebook("day06")
     untouched = executed(book)[-1]
-    assert "0/25 · first to fix: TODO 1.2" in untouched and "not implemented yet (TODO 1.2)" in untouched
-    assert "25/25 · every check passes" in executed(solved(lesson, book))[-1]
+    assert "0/26 · first to fix: TODO 1.2" in untouched and "not implemented yet (TODO 1.2)" in untouched
+    assert "26/26 · every check passes" in executed(solved(lesson, book))[-1]

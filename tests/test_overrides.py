@@ -61,7 +61,7 @@ def test_overrides_of_a_todo_and_a_check_show_everywhere_survive_a_regrade_and_g
     subs, _ = graded
     before = {student: outputs(out, student) for student in ("alice", "bob", LI)}
     first = book(out)
-    assert (first["bob"]["score"], first["bob"]["todos"]["2.1"]) == (24, [3, 4])
+    assert (first["bob"]["score"], first["bob"]["todos"]["2.1"]) == (25, [3, 4])
     assert override(out, "bob", "TODO 2.1", "4", "--comment", "in order, only printed reversed", capsys=capsys)[0] == 0
     comment = '-1, "copied" from 韩梅梅'
     assert override(out, LI, "test_parses_an_action", "0", "--comment", comment, capsys=capsys)[0] == 0
@@ -70,32 +70,32 @@ def test_overrides_of_a_todo_and_a_check_show_everywhere_survive_a_regrade_and_g
     assert code == 0 and printed.splitlines()[-1].startswith("0 graded, 3 unchanged"), printed
     assert "Overrides applied: 2 (overrides.csv)\n" in printed and "not applied" not in printed
     table, now = rows(out), book(out)
-    assert (table["bob"]["score"], table["bob"]["TODO 2.1 (/4)"]) == ("25", "4")
+    assert (table["bob"]["score"], table["bob"]["TODO 2.1 (/4)"]) == ("26", "4")
     assert "overridden: TODO 2.1 · build the prompt: 4/4 (the autograder gave 3) — in order" in table["bob"]["flags"]
-    assert (table[LI]["score"], table[LI]["TODO 3.1 (/6)"]) == ("24", "5") and comment in table[LI]["flags"]
-    assert now["bob"]["autograder"] == {"score": 24, "todos": first["bob"]["todos"]}  # nothing lost
+    assert (table[LI]["score"], table[LI]["TODO 3.1 (/6)"]) == ("25", "5") and comment in table[LI]["flags"]
+    assert now["bob"]["autograder"] == {"score": 25, "todos": first["bob"]["todos"]}  # nothing lost
     assert now["bob"]["overrides"] == [{"row": 2, "target": "2.1", "todo": "2.1", "points": 4, "max": 4, "was": 3,
                                         "comment": "in order, only printed reversed"}]
     assert "autograder" not in now["alice"] and now["alice"] == first["alice"]
     assert "gradescope" not in now["bob"] and "feedback" not in now["bob"]  # the outputs are the students' files
 
     results = json.loads(outputs(out, "bob")["results.json"])
-    assert results["score"] == 25 and "score after the instructor's changes: 25/25 (the autograder gave 24)" in \
+    assert results["score"] == 26 and "score after the instructor's changes: 26/26 (the autograder gave 25)" in \
         results["output"]
     assert results["tests"][-1] | {"output": ""} == {
         "name": "TODO 2.1 · the instructor's grade", "number": str(len(results["tests"])), "score": 4, "max_score": 4,
         "status": "passed", "tags": ["TODO 2.1", "build_react_prompt"], "visibility": "visible", "output": ""}
     li = json.loads(outputs(out, LI)["results.json"])
     parse = next(t for t in li["tests"] if t["name"] == "TODO 3.1 · reads Thought, Action and Action Input")
-    assert (li["score"], parse["score"], parse["status"]) == (24, 0, "failed") and comment in parse["output"]
+    assert (li["score"], parse["score"], parse["status"]) == (25, 0, "failed") and comment in parse["output"]
     feedback = outputs(out, "bob")["feedback.txt"].decode()
     assert feedback.startswith(before["bob"]["feedback.txt"].decode())  # the autograder's report, then the changes
     assert feedback.endswith("Your instructor changed these grades:\n"
                              "  TODO 2.1 · build the prompt: 4/4 (the autograder gave 3) — in order, only printed reversed\n"
-                             "score after the instructor's changes: 25/25 (the autograder gave 24)\n")
+                             "score after the instructor's changes: 26/26 (the autograder gave 25)\n")
     assert outputs(out, "bob")["record.json"] == before["bob"]["record.json"]  # the autograder's own, kept
     page = (out / "summary.html").read_text(encoding="utf-8")
-    assert '<td class="n overridden" title="overridden by the instructor; the autograder gave 24">✎ 25/25</td>' in page
+    assert '<td class="n overridden" title="overridden by the instructor; the autograder gave 25">✎ 26/26</td>' in page
     assert page.count("✎") == 2 and "Overrides not applied" not in page
 
     written = everything(out)
@@ -104,7 +104,7 @@ def test_overrides_of_a_todo_and_a_check_show_everywhere_survive_a_regrade_and_g
     assert override(out, "bob", "2.1", "--remove", capsys=capsys)[0] == 0
     assert _grade_here(subs, out)[1].splitlines()[-1].startswith("0 graded, 3 unchanged")
     assert outputs(out, "bob") == before["bob"] and book(out)["bob"] == first["bob"]  # the autograder's back
-    assert outputs(out, "alice") == before["alice"] and book(out)[LI]["score"] == 24  # the others stay as they were
+    assert outputs(out, "alice") == before["alice"] and book(out)[LI]["score"] == 25  # the others stay as they were
 
 
 @pytest.mark.slow
@@ -132,7 +132,7 @@ def test_a_run_stopped_by_ctrl_c_applies_the_overrides_when_resumed(graded, tmp_
     code, printed = _grade_here(subs, out)
     assert code == 0 and printed.splitlines()[-1].startswith(f"{3 - saved} graded, {saved} unchanged"), printed
     table = rows(out)
-    assert (table["bob"]["score"], table["alice"]["score"], table["alice"]["TODO 1.3 (/4)"]) == ("25", "24", "3")
+    assert (table["bob"]["score"], table["alice"]["score"], table["alice"]["TODO 1.3 (/4)"]) == ("26", "25", "3")
     for student in ("alice", "bob"):
         assert json.loads(outputs(out, student)["results.json"])["score"] == int(table[student]["score"])
         assert json.loads(outputs(out, student)["record.json"])["score"] == book(out)[student]["autograder"]["score"]
@@ -168,7 +168,7 @@ def test_an_override_that_no_longer_matches_is_said_and_kept_not_applied(graded,
     page = (out / "summary.html").read_text(encoding="utf-8")
     assert all(f"<li>{line}</li>" in page for line in unmatched)
     assert (out / FILE).read_text(encoding="utf-8") == text  # the instructor's file: never written by grading
-    assert rows(out)["bob"]["score"] == "25" and rows(out)["alice"]["score"] == "25"
+    assert rows(out)["bob"]["score"] == "26" and rows(out)["alice"]["score"] == "26"
 
 
 @pytest.mark.parametrize("text, said", [
@@ -269,7 +269,7 @@ def test_points_out_of_range_or_twice_are_errors_and_nothing_graded_is_lost(grad
         assert everything(out) == {**before, FILE: (out / FILE).read_bytes()}  # no gradebook half-written
     (out / FILE).write_text("student,target,points,comment\nbob,TODO 2.1,4,\n", encoding="utf-8")
     code, printed = _grade_here(subs, out)
-    assert code == 0 and printed.splitlines()[-1].startswith("0 graded, 3 unchanged") and rows(out)["bob"]["score"] == "25"
+    assert code == 0 and printed.splitlines()[-1].startswith("0 graded, 3 unchanged") and rows(out)["bob"]["score"] == "26"
 
 
 def test_the_override_command_checks_what_it_saves_and_keeps_every_other_row(tmp_path, capsys):

@@ -45,14 +45,37 @@ def fahrenheit_steps(world) -> list[dict]:
     ]
 
 
-def expect_steps_readable(text: str, steps: list[dict], shown_as: str, key: str, first: str = ""):
+EXECUTE_ERROR = "Error: unknown tool 'WebSearch'. The tools are: Calculator, Weather"  # execute_tool's text
+
+
+def history_steps(world) -> list[dict]:
+    """Three steps for the fahrenheit question: a tool the model made up first (its error is the
+    result), then the task's two. More than two, so that a builder that keeps only the latest
+    steps leaves one out."""
+    search = f"temperature in {world.scenarios['fahrenheit'].values['hot_city']} today"
+    return [{"tool": "WebSearch", "input": search, "observation": EXECUTE_ERROR,
+             "reply": request_text("Let me search the web first.", "WebSearch", search)}] + fahrenheit_steps(world)
+
+
+def new_calls(text: str, step: dict, first: str = "") -> list:
+    """Where the model reads `step`'s call in `text`, past the times `first` (instructions) shows it."""
+    calls = [s for s in read_steps(text) if s.is_call(step["tool"], step["input"])]
+    return calls[len([s for s in read_steps(first) if s.is_call(step["tool"], step["input"])]):]
+
+
+def expect_steps_readable(text: str, steps: list[dict], shown_as: str, key: str, first: str = "",
+                          func: str = "build_scratchpad"):
     """Every step reads, as the mock reads it, as done with its real result, in order. `first`: what
     the model already saw before any step (instructions): a step shown there does not count."""
     positions = []
     for number, step in enumerate(steps, start=1):
-        calls = [s for s in read_steps(text) if s.is_call(step["tool"], step["input"])]
-        calls = calls[len([s for s in read_steps(first) if s.is_call(step["tool"], step["input"])]):]
+        calls = new_calls(text, step, first)
         if not calls:
+            # gone altogether, while a later one is there: only the latest steps were kept
+            later = next((n for n, s in enumerate(steps[number:], start=number + 1) if new_calls(text, s, first)), None)
+            if later and squashed(step["observation"]) not in squashed(text):
+                raise Fail("pad_dropped_step", func=func, count=len(steps), later=later, number=number,
+                           tool=step["tool"], input=step["input"], observation=step["observation"])
             glued = next((line for line in text.splitlines()
                           if step["input"] in line and re.search(r"Observation\s*[:：]", line)
                           and not OBSERVATION.match(line)), None)
@@ -67,6 +90,9 @@ def expect_steps_readable(text: str, steps: list[dict], shown_as: str, key: str,
             raise Fail("pad_wrong_observation", number=number, got=read.observation, expected=step["observation"])
         glued = glued_on(read.observation, step["observation"])
         expect(glued is None, "pad_glued", number=number, line=glued)
+        # the result read starts with a label of its own: "Observation: Observation: 13"
+        expect(not OBSERVATION.match(read.observation), "pad_labelled_twice", func=func, number=number,
+               line=f"Observation: {read.observation}".split("\n", 1)[0])
         positions.append(read.line)
     for number in range(1, len(positions)):
         expect(positions[number - 1] < positions[number], "pad_order", first=number, second=number + 1)
@@ -100,7 +126,7 @@ def test_scratchpad_one_step(learner, world):
 def test_scratchpad_in_order(learner, world):
     empty = scratchpad(learner, [])
     expect(empty.strip() == "", "pad_not_empty", got=shown(empty))
-    steps = fahrenheit_steps(world)
+    steps = history_steps(world)
     text = scratchpad(learner, steps)
     expect_steps_readable(text, steps, text, key="pad_step_unreadable")
 
@@ -142,13 +168,13 @@ def test_prompt_describes_given_tools(learner, world):
        zh="有了步骤之后：仍有问题和工具，并按顺序包含每一步")
 def test_prompt_with_steps(learner, world):
     question = world.scenarios["fahrenheit"].question
-    steps = fahrenheit_steps(world)
+    steps = history_steps(world)
     prompt = build_prompt(learner, world, question, steps)
     expect_question_and_tools(prompt, world, question, len(steps))
     if pad_unreadable_in(learner, prompt, steps):
         return  # the prompt holds build_scratchpad's steps, as it should: they don't read, which 1.1 says
     instructions = build_prompt(learner, world, question, [])
-    expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=instructions)
+    expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=instructions, func="build_react_prompt")
 
 
 def shows_a_lone_step(learner) -> bool:
@@ -288,6 +314,7 @@ def explain(learner, run, real: str = ""):
         leaked = next((s for s in read_steps(run.exchanges[0].prompt) if s.observation and any(
             s.is_call(c.name, str(c.input)) and s.observation.strip() == str(c.output).strip() for c in run.earlier)), None)
         expect(leaked is None, "steps_leaked", tool=leaked and leaked.tool, input=leaked and leaked.tool_input)
+    expect_labelled_once(learner, run)
     for number, exchange in enumerate(run.exchanges, start=1):
         expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
                question=run.scenario.question)
@@ -367,6 +394,32 @@ def explain(learner, run, real: str = ""):
         raise Fail("history_not_fed_back", calls=repeats)
 
 
+def expect_labelled_once(learner, run):
+    """A tool's result reaches the prompt under one label: a Step that holds "Observation: 13", which
+    build_scratchpad labels again, shows "Observation: Observation: 13". Judged when build_scratchpad
+    labels a right Step once (else its own checks, TODO 1.1, say so)."""
+    for call in run.tool_calls:
+        twice = next((s for e in run.exchanges[call.round:] for s in read_steps(e.prompt)
+                      if s.is_call(call.name, str(call.input)) and s.observation and OBSERVATION.match(s.observation)
+                      and str(call.output).strip() in s.observation), None)
+        if twice and 0 < call.round <= len(run.exchanges):
+            reply = text_from(learner, "cut_reply", run.exchanges[call.round - 1].reply)
+            pad = text_from(learner, "build_scratchpad", [step_arg(reply, str(call.output))])
+            expect(any(OBSERVATION.match(s.observation or "") for s in read_steps(pad)), "observation_labelled_twice",
+                   line=f"Observation: {twice.observation}", output=str(call.output))
+
+
+def expect_answer_alone(run):
+    """The answer is the Final Answer, without the Thought before it glued on: the model's
+    reasoning is not part of what it answers."""
+    reply = run.exchanges[-1].reply if run.exchanges else ""
+    thought = re.search(r"^\s*Thought\s*[:：][ \t]*(.*\S)", reply, re.MULTILINE)
+    final = read_final(reply) or ""
+    thought = thought.group(1).strip() if thought else ""
+    expect(not thought or thought in final or thought not in str(run.answer), "answer_has_thought",
+           thought=thought, got=run.answer, expected=final.strip())
+
+
 RAW_REPLY = re.compile(r"Final Answer\s*[:：]|^\s*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)
 
 
@@ -388,6 +441,7 @@ def test_calculator_task(learner, world):
     expect_answer(learner, run, result, result)
     final = read_final(run.exchanges[-1].reply)  # the answer is what follows the label, not the reply
     expect(not RAW_REPLY.search(run.answer), "raw_reply", got=run.answer, expected=final)
+    expect_answer_alone(run)
 
 
 @check("3.1", points=1, en="the run question: the real weather, not made-up sunshine",

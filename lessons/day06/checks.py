@@ -160,20 +160,38 @@ def fahrenheit_steps(world) -> list[dict]:
     ]
 
 
+def history_steps(world) -> list[dict]:
+    """Three steps for the fahrenheit question: a tool the model made up first (its error is the
+    result), then the task's two. More than two, so that a prompt that keeps only the latest steps
+    leaves one out."""
+    search = f"temperature in {world.scenarios['fahrenheit'].values['hot_city']} today"
+    return [{"thought": "Let me search the web first.", "action": "WebSearch", "action_input": search,
+             "observation": "Error: unknown tool 'WebSearch'. Available tools: Calculator, Weather"},
+            *fahrenheit_steps(world)]
+
+
 @check("2.1", points=1, en="holds every step so far, in order", zh="按顺序包含之前的每一步")
 def test_prompt_has_history_in_order(learner, world):
     question = world.scenarios["fahrenheit"].question
-    steps = fahrenheit_steps(world)
+    steps = history_steps(world)
     prompt = build_prompt(learner, world, question, steps)
     first = build_prompt(learner, world, question, [])
     positions = []
     for number, step in enumerate(steps, start=1):
         if not (readable := new_reads(prompt, first, step)):
+            # gone altogether, while a later one is there: only the latest steps were kept
+            later = next((n for n, s in enumerate(steps[number:], start=number + 1) if new_reads(prompt, first, s)), None)
+            if later and squashed(step["observation"]) not in squashed(prompt):
+                raise Fail("prompt_step_dropped", count=len(steps), later=later, number=number, tool=step["action"],
+                           input=step["action_input"], observation=step["observation"])
             raise unreadable_step(prompt, number, step)
         glued = glued_on(readable[-1].observation, step["observation"])
         expect(glued is None, "prompt_step_glued", number=number, line=glued)
+        expect(not OBSERVATION.match(readable[-1].observation), "prompt_step_labelled_twice", number=number,
+               line=f"Observation: {readable[-1].observation}".split("\n", 1)[0])
         positions.append(readable[-1].line)
-    expect(positions[0] < positions[1], "prompt_history_order", first=1, second=2)
+    for number in range(1, len(positions)):
+        expect(positions[number - 1] < positions[number], "prompt_history_order", first=number, second=number + 1)
 
 
 def builds_in_order(learner, world) -> bool:
@@ -389,6 +407,7 @@ def expect_answer(learner, run, expected, key="answer_missing"):
         return
     explain_transcript(run, learner)
     expect_stopped_at_final(learner, run)
+    expect_final_returned(run)
     asked = [e.reply for e in run.exchanges if "Action:" in e.reply]
     repeats = max((asked.count(r) for r in asked), default=0)
     if repeats >= 2 and (request := read_request(max(asked, key=asked.count))):
@@ -410,11 +429,25 @@ def expect_answer(learner, run, expected, key="answer_missing"):
 
 
 def expect_not_thought(run, final: str | None) -> None:
-    """The run did not return its last reply's Thought in place of its Final Answer."""
+    """The run did not return its last reply's Thought in place of its Final Answer, or glued onto it."""
     thought = re.search(r"^\s*Thought:[ \t]*(.*)$", run.exchanges[-1].reply, re.MULTILINE) if run.exchanges else None
     answer = run.answer.strip() if isinstance(run.answer, str) else None
-    expect(final is None or not thought or answer != thought.group(1).strip(), "returned_thought",
-           got=repr(answer), expected=final)
+    thought = thought.group(1).strip() if thought else ""
+    expect(final is None or not thought or answer != thought, "returned_thought", got=repr(answer), expected=final)
+    glued = bool(final and thought) and thought not in final and thought in (answer or "")
+    expect(not glued or read_final(answer) is not None, "answer_has_thought",  # labels and all: the raw reply's
+           thought=thought, got=answer, expected=final)
+
+
+def expect_final_returned(run) -> None:
+    """A run whose model gave its Final Answer, and was asked no more, returned that answer (or part
+    of the reply, which other checks judge): not a text of the loop's own, the step limit's
+    message, which a `break` out of the loop reaches."""
+    final = read_final(run.exchanges[-1].reply) if run.exchanges else None
+    answer = run.answer.strip() if isinstance(run.answer, str) else ""
+    own = bool(final and answer) and answer not in run.exchanges[-1].reply and final.strip() not in answer
+    expect(not own, "final_answer_not_returned", round=len(run.exchanges), answer=final and final.strip(),
+           got=repr(answer))
 
 
 def writes_readably(learner, run, tool: str, given: str) -> bool:
@@ -451,10 +484,31 @@ def expect_stopped_at_final(learner, run):
         expect(not read_as_answer, "final_answer_ignored", count=count, answer=read_final(finals[0]))
 
 
+def expect_labelled_once(learner, run):
+    """A tool's result reaches the prompt under one label: an AgentStep whose observation is
+    "Observation: 13", which build_react_prompt labels again, shows "Observation: Observation: 13".
+    Judged when build_react_prompt labels a right AgentStep once (else TODO 2.1's checks say so)."""
+    for call in run.tool_calls:
+        twice = next((s for e in run.exchanges[call.round:] for s in read_steps(e.prompt)
+                      if s.is_call(call.name, str(call.input)) and s.observation and OBSERVATION.match(s.observation)
+                      and str(call.output).strip() in s.observation), None)
+        if twice:
+            step = {"thought": f"I need {call.name}.", "action": call.name, "action_input": str(call.input),
+                    "observation": str(call.output)}
+            try:
+                prompt = build_prompt(learner, learner.world, run.scenario.question, [step])
+            except Fail:
+                return  # the builder's own checks say what is wrong with it
+            expect(any(OBSERVATION.match(s.observation or "") for s in read_steps(prompt)), "observation_labelled_twice",
+                   line=f"Observation: {twice.observation}", output=str(call.output))
+
+
 def explain_transcript(run, learner=None):
     """Fail with the first mistake the transcript shows, if it shows one (`learner`: to tell a
     prompt builder's mistake from the loop's)."""
     expect_asked_once(run)
+    if learner is not None:
+        expect_labelled_once(learner, run)
     for number, exchange in enumerate(run.exchanges, start=1):
         expect(sees_question(exchange.prompt, run.scenario.question), "question_dropped", round=number,
                question=run.scenario.question)
@@ -546,8 +600,31 @@ def test_returns_parsed_answer(learner, world):
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     if got != final:
         expect_stopped_at_final(learner, run)
+        expect_final_returned(run)
         expect_not_thought(run, final)
     expect(got == final, "raw_reply", got=shown(run.answer), expected=final)
+
+
+def expect_fresh_steps(before, run) -> None:
+    """The run's first prompt shows no step of the run `before` it more often than the first prompt
+    of `before` did (an example in the instructions is in both): a steps list that outlives each
+    run (at module level, a default argument) hands a new question the old one's steps."""
+    if not (before.exchanges and run.exchanges):
+        return
+    fresh, first = read_steps(before.exchanges[0].prompt), read_steps(run.exchanges[0].prompt)
+    for call in before.tool_calls:
+        step = {"action": call.name, "action_input": str(call.input).strip(), "observation": str(call.output)}
+        leaked = sum(reads_as(read, step) for read in first) > sum(reads_as(read, step) for read in fresh)
+        expect(not leaked, "steps_leaked", tool=call.name, input=step["action_input"])
+
+
+@check("4.1", points=1, en="a new question starts with no steps (two runs in a row)",
+       zh="新问题从没有步骤开始（连续运行两次）")
+def test_new_question_starts_fresh(learner, world):
+    before = run_agent(learner, world, "calculator")
+    run = run_agent(learner, world, "weather")
+    expect(before.exchanges and run.exchanges, "no_llm_call")
+    expect_fresh_steps(before, run)
 
 
 @check("4.1", points=1, en="really uses the model and the tools (transcript)",
