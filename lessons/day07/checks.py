@@ -298,6 +298,15 @@ def expect_arguments_parsed(run):
         expect(not unparsed(call.input), "tool_args_not_parsed", given=call.input)
 
 
+def expect_asked_again(run):
+    """A run whose last response asked for tools, which ran, then ended: its loop stopped before
+    the model read their results (a return, or the fallback, indented inside the loop)."""
+    if run.exchanges and reply_of(run.exchanges[-1]).get("tool_calls") and any(
+            call.round == len(run.exchanges) for call in run.tool_calls):
+        raise Fail("stopped_after_tools", requests=len(run.exchanges),
+                   got=repr(run.answer) if isinstance(run.answer, str) else shown(run.answer))
+
+
 def expect_answer(run, *expected):
     expect(run.exchanges, "no_request")  # an answer the model never gave is not an answer
     for text in expected:
@@ -305,6 +314,7 @@ def expect_answer(run, *expected):
             expect_arguments_parsed(run)
             explain_tool_choice(run)
             expect_history_kept(run)
+            expect_asked_again(run)
             raise Fail("answer_missing", expected=text, got=shown(run.answer))
         run.expect_from_model(text)
 
@@ -403,6 +413,7 @@ def test_max_iter_counts_requests(learner, world):
     run = run_agent(learner, world, "compare_three", 2)
     answered = len(run.exchanges) == 2 and not reply_of(run.exchanges[1]).get("tool_calls")
     if not answered and len(run.exchanges) < 2 and len(run.tool_calls) >= 2:
+        expect_asked_again(run_agent(learner, world, "one_quote"))  # one call: ends after it as well?
         raise Fail("max_iter_counts_calls", max_iter=2, requests=len(run.exchanges), calls=len(run.tool_calls))
     tickers = [call.args["ticker"] for call in run.scenario.turns[0]]
     expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in tickers))
@@ -427,6 +438,8 @@ def test_no_tool_needed(learner, world):
        zh="模型一直调用工具：max_iter 次请求后停止")
 def test_stops_at_max_iter(learner, world):
     run = run_agent(learner, world, "endless", 3)
+    if len(run.exchanges) < 3:
+        expect_asked_again(run)
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
     remarks = {str(reply_of(e).get("content") or "").strip() for e in run.exchanges}
@@ -441,6 +454,8 @@ def test_assistant_message_appended(learner, world):
     expect(run.exchanges, "no_request")
     expect_own_conversation(learner, run)
     issued = {c["id"] for c in reply_of(run.exchanges[0]).get("tool_calls") or []}
+    if issued and len(run.exchanges) == 1:
+        expect_asked_again(run)
     expect(issued and len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
     messages = [m for m in run.exchanges[1].request["messages"] if isinstance(m, dict)]
     # Where the assistant message carrying these calls is. Other messages (a system reminder, say)
@@ -462,6 +477,8 @@ def test_turn_sent_back_unchanged(learner, world):
     run = run_agent(learner, world, "one_quote")
     expect(run.exchanges, "no_request")
     expect_own_conversation(learner, run)
+    if len(run.exchanges) == 1:
+        expect_asked_again(run)
     expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
     expect_turns_sent_back(run)
 
