@@ -259,6 +259,10 @@ def test_longest_name_with_dash(learner, world):
     # as gpt-4o and gpt-4o-mini: gpt-4o-mini-2024-07-18 starts with both names, and is the second one
     prices = {"mock-react": world.prices["mock-react-large"], "mock-react-mini": world.prices["mock-react-mini"]}
     expect_snapshot(learner, world, "mock-react-mini-2026-01-01", "mock-react-mini", prices)
+    # a name of two parts has snapshots too (as gpt-4o-2024-08-06): the table name is no fixed number of
+    # the snapshot's parts, and the date, drawn from the seed, no fixed text to cut off
+    date = f"{2024 + world.seed % 3}-{1 + world.seed % 12:02d}-{1 + world.seed % 28:02d}"
+    expect_snapshot(learner, world, f"mock-react-{date}", "mock-react", prices)
     # as gpt-4o is not gpt-4: this name starts with mock-react, but not with "mock-react-"
     model = "mock-react2-2026-01-01"
     response = mock_response(world, "one_quote", model)

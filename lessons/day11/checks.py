@@ -478,6 +478,10 @@ def test_screen_result(learner, world):
     got, calls = run_screen(learner, world, SCREEN)
     expect(calls, "screen_no_tools", tickers=SCREEN)
     expect_screen(learner, world, SCREEN, got)
+    # and given the other way round: a set's order depends on the tickers, not on the order they came in
+    # (the child's PYTHONHASHSEED is 0), so it may match one order, never an order and its reverse
+    backwards = SCREEN[::-1]
+    expect_screen(learner, world, backwards, run_screen(learner, world, backwards)[0])
 
 
 @check("4.2", points=1, en="a stock whose news could not be fetched is left out; the others are still screened",
@@ -500,7 +504,21 @@ def test_screen_runs_them_at_once(learner, world):
         if failure.key != "crashed" or not toolbox.calls:
             raise sunk(failure, "screen") from None
     expect(toolbox.calls, "screen_no_tools", tickers=SCREEN)
-    expect_side_by_side(held)
+    try:
+        expect_side_by_side(held)
+    except Fail as failure:  # a few at a time: the pool's width, or screen handing run_calls a few calls at a time
+        if failure.key == "too_few_at_once" and run_calls_side_by_side(learner, world):
+            raise Fail("screen_calls_split", count=len(held.calls), peak=held.peak) from None
+        raise
+
+
+def run_calls_side_by_side(learner, world) -> bool:
+    """Whether the learner's run_calls runs the screen's ten calls side by side (TODO 2.1's check)."""
+    try:
+        _, held = run_calls(learner, world, mock_calls(world, "screen"))
+    except Fail:
+        return False
+    return held.peak >= min(AT_ONCE, len(held.calls))
 
 
 @check("3.1", points=1, en="a model that keeps calling tools: max_iter requests, then a message of its own",

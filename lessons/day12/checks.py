@@ -8,6 +8,7 @@ with a 429 and `Retry-After: 7` (mock_llm/faults.py, fault_plan). `sleep` is the
 each wait without waiting, and refuses what time.sleep refuses (a str); time.sleep itself is
 refused at once in your code (lesson.yaml sleep_given) and passes at once in the SDK's. Numbers and names come from `world`, so another seed changes them.
 """
+import math
 from urllib.parse import urlsplit
 
 from validator.checking import (Fail, check, expect, expect_own_fallback, learner_object, read_final, read_request,
@@ -237,14 +238,18 @@ def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | No
         mine = [s for r, s in waits if r == number]
         expect(mine, "no_wait", request=number, answer=answer_of(run.exchanges[number - 1]))
         waited = seconds(mine[-1]) or 0
-        if retry_after is not None and not waited >= retry_after:
+        if retry_after is not None and not waited >= retry_after and random_wait(learner, number, waited, retry_after):
+            pass  # the wait retry_delay gives with the header, jittered: TODO 2.2's failure, said there
+        elif retry_after is not None and not waited >= retry_after:
             own = learner.call("retry_delay", number, f"{retry_after:g}")
             if not (seconds(own) or 0) >= retry_after:  # it ignores the header: whether complete() passes it is unseen
                 raise first_fix("needs_retry_delay", waited=mine[-1], call=f'retry_delay({number}, "{retry_after:g}")',
                                 own=own)
             raise Fail("retry_after_not_passed", waited=mine[-1], retry_after=f"{retry_after:g}", own=own)
         wanted = backoff(learner, number)
-        if retry_after is None and not near(waited, wanted):
+        if retry_after is None and not near(waited, wanted) and random_wait(learner, number, waited):
+            pass  # the wait retry_delay gives for this attempt, jittered more than ±20%: TODO 2.2's failure
+        elif retry_after is None and not near(waited, wanted):
             own = seconds(learner.call("retry_delay", number))
             if own is not None and near(own, wanted):
                 raise Fail("wait_not_retry_delay", request=number, waited=mine[-1], own=own)
@@ -253,6 +258,40 @@ def expect_waits(learner, run, failed_rounds: list[int], retry_after: float | No
                 raise first_fix("needs_retry_delay", waited=mine[-1], call=f"retry_delay({number})", own=own)
     after = [s for r, s in waits if r >= len(run.exchanges)]
     expect(not after, "slept_after_last", request=len(run.exchanges), waited=after[0] if after else None)
+
+
+def random_wait(learner, number: int, waited: float, retry_after: float | None = None) -> bool:
+    """For a retry_delay that gives another wait at each call (random jitter), which no single call
+    matches: whether complete() waited what it gives after `number` failed attempts (with the
+    header), judged on many draws, never on one; else the Fail that says what complete() asked
+    instead, or that it can't be seen. False for a retry_delay that gives one wait: the caller
+    compares it."""
+    header = None if retry_after is None else f"{retry_after:g}"
+    call = f"retry_delay({number})" if header is None else f'retry_delay({number}, "{header}")'
+    try:
+        own = delays(learner, number, header)
+    except Fail:
+        return False  # no wait at all: the checks after say what
+    if len(own) == 1:
+        return False
+    # what complete() would wait had it asked the wrong question: no header, or the next attempt's
+    wrong = delays(learner, number) if header is not None else delays(learner, number + 1)
+    if not apart(own, wrong):  # retry_delay gives the same either way: which one complete() asked is unseen
+        raise first_fix("needs_retry_delay_random", call=call)
+    if within(waited, own):
+        return True
+    if header is not None:
+        expect(nearest(waited, {False: wrong, True: own}), "retry_after_not_passed_random", request=number,
+               retry_after=header)
+        return True
+    others = {number + 1: wrong}
+    try:
+        others[number - 1] = delays(learner, number - 1)  # counted from 0
+    except Fail:
+        pass  # retry_delay(0) raises: not what complete() asked
+    got = nearest(waited, {**others, number: own})
+    expect(got == number, "wait_not_retry_delay_random", request=number, other=got)
+    return True
 
 
 def expect_unavailable(run, failure, model: str, last: str | None = None):
@@ -506,7 +545,47 @@ def constant(learner, name: str, default: float) -> float:
     return default if found is None else float(found)
 
 
-JITTER = 0.2  # the README allows random jitter of ±20% around each wait
+JITTER = 0.2  # the README allows random jitter of ±20% around each backoff wait
+DRAWS = 32  # calls of a retry_delay that gives another wait each time (random jitter) that a check looks at
+
+
+def delays(learner, attempt_number, retry_after=None) -> list[float]:
+    """retry_delay's waits for the same arguments: one when it gives the same wait twice; DRAWS when
+    it does not (random jitter). A single random draw never decides a check, nor is it quoted: the
+    same file and seed must give the same report at every run."""
+    waits = [delay(learner, attempt_number, retry_after), delay(learner, attempt_number, retry_after)]
+    if waits[0] == waits[1]:
+        return waits[:1]
+    return waits + [delay(learner, attempt_number, retry_after) for _ in range(DRAWS - 2)]
+
+
+def nearest(wait: float, answers: dict):
+    """The key of the draws (retry_delay's waits for some arguments) whose mean a wait is nearest
+    to, by ratio: a wait complete() got from a random retry_delay equals none of them. The first key
+    when the wait is no positive number."""
+    def distance(key):
+        typical = middle(answers[key])
+        return abs(math.log(wait / typical)) if wait > 0 and typical > 0 else math.inf
+    return min(answers, key=distance)
+
+
+def middle(waits: list[float]) -> float:
+    """The mean of the draws: of DRAWS draws, it strays far less from the jitter's middle than one."""
+    return math.fsum(waits) / len(waits)
+
+
+def apart(waits: list[float], others: list[float]) -> bool:
+    """Whether two sets of draws are told apart by their means: a factor of √2 at least, half the
+    backoff's doubling, far more than the means of DRAWS draws of one jitter ever differ by."""
+    a, b = middle(waits), middle(others)
+    return abs(math.log(a / b)) >= math.log(2) / 2 if a > 0 and b > 0 else a != b
+
+
+def within(wait: float, waits: list[float]) -> bool:
+    """Whether a wait is one these draws may give: in their range, widened by half of it, so that a
+    draw outside the DRAWS seen is still inside."""
+    low, high = min(waits), max(waits)
+    return low - (high - low) / 2 <= wait <= high + (high - low) / 2
 
 
 def near(wait: float, expected: float) -> bool:
@@ -523,13 +602,24 @@ def backoff(learner, attempt_number: int) -> float:
        zh="指数退避：先等 BASE_DELAY，之后每次加倍，最多 MAX_DELAY")
 def test_backoff(learner, world):
     base, cap = constant(learner, "BASE_DELAY", 1.0), constant(learner, "MAX_DELAY", 30.0)
-    waits = [delay(learner, n) for n in (1, 2, 3, 4)]
-    shown_waits = ", ".join(f"{w:g}" for w in waits)
-    expect(waits[0] > 0 and all(b > a for a, b in zip(waits, waits[1:])), "no_backoff", waits=shown_waits)
+    drawn = [delays(learner, n) for n in (1, 2, 3, 4)]
     expected = [backoff(learner, n) for n in (1, 2, 3, 4)]
-    expect(all(near(w, e) for w, e in zip(waits, expected)), "backoff_formula", waits=shown_waits,
-           expected=", ".join(f"{e:g}" for e in expected), base=f"{base:g}")
-    far = delay(learner, 30)
+    if any(len(draws) > 1 for draws in drawn):  # random jitter: every draw within ±20%, none quoted
+        expect(all(near(w, e) for draws, e in zip(drawn, expected) for w in draws), "backoff_jitter_wide",
+               call="retry_delay(1…4)", expected=", ".join(f"{e:g}" for e in expected), base=f"{base:g}",
+               cap=f"{cap:g}")
+    else:
+        waits = [draws[0] for draws in drawn]
+        shown_waits = ", ".join(f"{w:g}" for w in waits)
+        expect(waits[0] > 0 and all(b > a for a, b in zip(waits, waits[1:])), "no_backoff", waits=shown_waits)
+        expect(all(near(w, e) for w, e in zip(waits, expected)), "backoff_formula", waits=shown_waits,
+               expected=", ".join(f"{e:g}" for e in expected), base=f"{base:g}")
+    far = delays(learner, 30)
+    if len(far) > 1:  # random jitter: every draw within ±20% of the cap, none quoted
+        expect(all(near(w, cap) for w in far), "backoff_jitter_wide", call="retry_delay(30)", expected=f"{cap:g}",
+               base=f"{base:g}", cap=f"{cap:g}")
+        return
+    far = far[0]
     expect(far <= cap * (1 + JITTER), "backoff_unbounded", wait=f"{far:g}", cap=f"{cap:g}")
     expect(near(far, cap), "backoff_cap_wrong", wait=f"{far:g}", cap=f"{cap:g}")
 
@@ -539,8 +629,13 @@ def test_retry_after(learner, world):
     longer = int(constant(learner, "MAX_DELAY", 30.0) * 4)  # a server may ask for longer than backoff's cap
     for wanted in (endpoint(world)["retry_after"], longer):
         for attempt_number in (1, 2):
-            got = delay(learner, attempt_number, str(wanted))
-            expect(got >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted, got=f"{got:g}")
+            got = delays(learner, attempt_number, str(wanted))
+            if len(got) > 1:  # random: the header ignored (the backoff's jitter), or jittered itself
+                expect(apart(got, delays(learner, attempt_number)), "retry_after_ignored_random",
+                       attempt=attempt_number, retry_after=wanted)
+                raise Fail("retry_after_jitter", attempt=attempt_number, retry_after=wanted)
+            expect(got[0] >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted,
+                   got=f"{got[0]:g}")
 
 
 @check("2.2", points=1, en="a Retry-After it can't read as seconds: backoff, no crash",
