@@ -172,6 +172,14 @@ def test_grading_is_deterministic():
     assert first.stdout == second.stdout
 
 
+def test_a_file_that_draws_random_numbers_is_graded_the_same_every_run():
+    """The child seeds `random` before each call (a fork starts from the OS's entropy): a prompt
+    that shuffles its steps with random.sample fails the same checks with the same words each run."""
+    path = CORPUS / "day06" / "bad_steps_shuffled.py"
+    reports = {run_validator(path, seed=0).stdout for _ in range(3)}
+    assert len(reports) == 1
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_a_class_run_grades_every_file_as_a_single_run_does(lesson, tmp_path):
     """`validate.py grade` (warm workers, children forked from a fork server, one pytest session

@@ -40,6 +40,7 @@ import keyword
 import linecache
 import os
 import queue
+import random
 import socket
 import sys
 import threading
@@ -169,6 +170,7 @@ class Child(HangWatch):
 
     def load(self, request):
         install_mock_stubs(self)
+        random.seed("reactlings:load")  # the same draws at every grading: a fork is reseeded from the OS
         if request.get("sleep_given"):
             time.sleep = self.graded_sleep  # before the file loads: `sleep=time.sleep` defaults take it
         spec = importlib.util.spec_from_file_location("submission", self.path)
@@ -338,6 +340,7 @@ class Child(HangWatch):
         self.hang_spots = {int(spot[0]) for spot in request.get("hang_spots", [])}
         self.stopped = False
         self.slept = self.ran_code = given = None
+        random.seed(f"reactlings:{request.get('call')}")  # the learner's random draws: the same report every run
         try:
             function = getattr(self.module, request["func"], None)
             if not callable(function):
