@@ -500,6 +500,9 @@ def test_survives_prompt_echo(learner, world):
                        message=failure.params["message"]) from None
         raise
     if len(run.exchanges) == 1 and placeholder(run):
+        copied = re.search(r"Final Answer\s*:\s*(.+)", reply(run.exchanges[0]))  # the format lines' own
+        if copied and isinstance(run.answer, str) and run.answer.strip().startswith(copied.group(1).strip()):
+            raise Fail("echo_final_taken", placeholder=placeholder(run), got=repr(run.answer))
         raise Fail("echo_ended", placeholder=placeholder(run), got=shown(run.answer))
     expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
