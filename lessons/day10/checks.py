@@ -95,6 +95,8 @@ def expect_cost(learner, prompt: int, completion: int, price: dict):
     params = dict(prompt=prompt, completion=completion, price=price_shown(price), got=shown(got))
     if same(got, expected):
         return
+    kind = getattr(got, "type", None)  # a value that is no JSON number: its class name (wire.Opaque)
+    expect(kind not in ("Decimal", "Fraction"), "cost_not_a_float", kind=kind, **params)
     if same(got, expected * 1000):
         raise Fail("cost_per_1k", **params)
     if same(got, (prompt * price["output_per_1m"] + completion * price["input_per_1m"]) / 1_000_000):
