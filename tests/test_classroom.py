@@ -153,6 +153,11 @@ def test_a_copy_has_the_shape_of_its_original_and_a_change_of_code_does_not():
     assert code_shape(ORIGINAL.replace('"""Think', 'f"""{run()}Think')) != shape  # an f-string runs: no docstring
     assert code_shape(ORIGINAL.replace(".strip()", ".lower()")) != shape  # an attribute is no name of one's own
     assert code_shape("return x\n") != code_shape("returnx\n")
+    # nor what changes no string and no statement: quotes, a literal split in two, a `pass` more
+    assert code_shape(ORIGINAL.replace('"Final Answer:"', "'Final Answer:'")) == shape
+    assert code_shape(ORIGINAL.replace('"Final Answer:"', '"Final " "Answer:"')) == shape
+    assert code_shape(ORIGINAL.replace("    return None", "    pass\n    return None")) == shape
+    assert code_shape(ORIGINAL.replace('"Final Answer:"', '"Final " + "Answer:"')) != shape  # an operator
     # code that does not parse has a shape all the same
     assert code_shape("def f(:\n  '''unended\n") == code_shape("def f(:  # broken\n\t'''unended\n")
 

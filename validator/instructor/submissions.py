@@ -411,25 +411,45 @@ def _fields_aside(field: re.Match) -> str:
     return _NAME.sub(_name_aside, field[0])
 
 
+def _body(literal: str, prefix: str) -> str:
+    """What a literal holds between its quotes, whichever quotes a copier chose."""
+    quotes = 3 if literal[len(prefix):len(prefix) + 3] in ('"""', "'''") else 1
+    return literal[len(prefix) + quotes:len(literal) - quotes]
+
+
+_PASS = re.compile(r"(?<![\w.])pass(?!\w)")  # a statement that does nothing: one more hides no copy
+
+
 def normalised(source: str) -> str:
     """The code without comments and without spaces, blank lines or indents but one space between
     two words, every name but the keywords and attributes as "_" (in an f-string's fields too),
-    plain docstrings as comments; its other strings as written: to spot copies, as
-    code-similarity tools do (MOSS, JPlag). Regular expressions do it in C (a file in about a
-    millisecond, tokenize's Python takes 2.6), and code that does not parse has a shape too."""
-    pieces, literals = [""], []  # the code between two literals; the literals
+    plain docstrings as comments, no `pass`; its other strings by what they hold, in one kind of
+    quotes, adjacent ones joined ("a" "b" is "ab"): to spot copies, as code-similarity tools do
+    (MOSS, JPlag). Regular expressions do it in C (a file in about a millisecond, tokenize's Python
+    takes 2.6), and code that does not parse has a shape too."""
+    pieces, literals = [""], []  # the code between two literals; the literals, as (prefix, body)
     for index, part in enumerate(_LITERAL_OR_COMMENT.split(source)):
         if index % 2 == 0:
             pieces[-1] += part
         elif not part.startswith("#"):  # a comment is left out, the code on each side joined
             prefix = part[:len(part) - len(part.lstrip("rRbBuUfF"))].lower()
             if not prefix and part[:3] in ('"""', "'''") and _DOCSTRING_BEFORE.search(pieces[-1]):
-                literals.append('""')  # a docstring, as a comment: words a copier may change
+                literals.append(("", ""))  # a docstring, as a comment: words a copier may change
             else:
-                literals.append(_F_FIELD.sub(_fields_aside, part) if "f" in prefix else part)
+                body = _body(part, prefix)
+                literals.append((prefix, _F_FIELD.sub(_fields_aside, body) if "f" in prefix else body))
             pieces.append("")
-    code = _SPACE.sub("", _BETWEEN_WORDS.sub("\0", _NAME.sub(_name_aside, "\1".join(pieces)))).replace("\0", " ").split("\1")
-    return "".join(piece + literal for piece, literal in zip(code, literals + [""]))
+    joined = _NAME.sub(_name_aside, _PASS.sub("", "\1".join(pieces)))
+    code = _SPACE.sub("", _BETWEEN_WORDS.sub("\0", joined)).replace("\0", " ").split("\1")
+    shaped = []  # (None, code) or (prefix, what a literal holds), adjacent literals of one prefix joined
+    for piece, literal in zip(code, literals + [None]):
+        if piece:
+            shaped.append((None, piece))
+        if literal and shaped and piece == "" and shaped[-1][0] == literal[0]:  # "a" "b" is "ab"
+            shaped[-1] = (literal[0], shaped[-1][1] + literal[1])
+        elif literal:
+            shaped.append(literal)
+    return "".join(text if prefix is None else f'{prefix}"{text}"' for prefix, text in shaped)
 
 
 def code_shape(source: str) -> str:
