@@ -153,6 +153,10 @@ class Channel:
                     self.calls.put(message)
 
 
+# Files of the standard library that make classes by exec (namedtuple's, a dataclass's methods)
+CLASS_MAKERS = (os.path.join("collections", "__init__.py"), "dataclasses.py")
+
+
 class Child(HangWatch):
     def __init__(self, channel, path, output):
         self.channel, self.path, self.output = channel, path, output
@@ -232,12 +236,18 @@ class Child(HangWatch):
         """sys.addaudithook's hook: note the first line of the learner's file that runs code made
         from text during a call. eval() and exec() raise "exec" however the learner reached them
         (another name, getattr with a built string), and a function made from a code object
-        (types.FunctionType(compile(…))) "function.__new__"; a library's own (namedtuple,
-        dataclasses) or an import is called from another file. Code in the learner's process can
-        reach this hook's state: a check of what is written, not proof against a determined cheat."""
+        (types.FunctionType(compile(…))) "function.__new__"; so does a library that evals text for
+        the learner's code (typing.ForwardRef(text)._evaluate): the learner's nearest line on the
+        stack is noted. The classes namedtuple and dataclasses make with exec are not code from
+        text, nor is an import. Code in the learner's process can reach this hook's state: a check
+        of what is written, not proof against a determined cheat."""
         if event in ("exec", "function.__new__") and self.running and self.ran_code is None:
             caller = sys._getframe(1)
-            if caller.f_code.co_filename == self.path:
+            if caller.f_code.co_filename.endswith(CLASS_MAKERS) or caller.f_code.co_name == "_call_with_frames_removed":
+                return
+            while caller is not None and caller.f_code.co_filename != self.path:
+                caller = caller.f_back
+            if caller is not None:
                 self.ran_code = caller.f_lineno
 
     # ------------------------------------------------------------ the model and the tools
