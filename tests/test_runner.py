@@ -321,6 +321,26 @@ def test_a_file_loads_on_a_busy_machine_in_its_own_time(load, monkeypatch):
     assert call(submission, "f").value == 1
 
 
+def test_a_grader_that_waits_for_a_cpu_gives_its_child_that_time(load, monkeypatch):
+    """The child blocks on the grader's answers: the grader's own wait for a CPU is not the child's
+    time either (a class graded beside other work on a loaded machine)."""
+    start = time.monotonic()
+    monkeypatch.setattr(runner.busy, "grader_waited", lambda thread: (time.monotonic() - start) * 0.9)
+    submission = load("import time\ntime.sleep(1.5)\n\ndef f():\n    return 1\n", import_timeout=1)
+    assert call(submission, "f").value == 1
+
+
+def test_a_message_sent_in_time_is_read_though_the_grader_looks_late(load):
+    """Past its deadline, the grader still reads what is already in the socket before it calls the
+    child stuck: it may have been sent in time while the grader waited for a CPU."""
+    submission = load("def f():\n    return 1\n")
+    assert call(submission, "f").value == 1
+    submission._send({"op": "call", "call": 99, "func": "f", "args": []})
+    time.sleep(0.5)  # the child answers meanwhile; the grader looks only now, past a deadline
+    message = submission._receive(time.monotonic() - 1)
+    assert isinstance(message, dict) and message.get("op") == "done" and message.get("value") == 1
+
+
 def test_however_long_it_waits_for_a_cpu_a_load_ends(load, monkeypatch):
     waiting_for_a_cpu(monkeypatch, 1.0)  # no time of its own passes at all
     outcome = call(load("import time\ntime.sleep(10 ** 6)\n\ndef f():\n    return 1\n", import_timeout=0.2), "f")

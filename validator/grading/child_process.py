@@ -177,9 +177,11 @@ class ChildProcess:
         self.taken_tool_call = False
         while not self.pending:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            # Past the deadline, a message already there is still read: it may have come in time
+            # while this process waited for a CPU (a loaded machine).
+            if remaining <= 0 and not select.select([self.sock], [], [], 0)[0]:
                 return Outcome(problem=Problem.HANG)
-            self.sock.settimeout(remaining)
+            self.sock.settimeout(max(remaining, 0.001))
             try:
                 self.sock.recv(1, socket.MSG_PEEK)  # wait for it, left in the socket
                 with self.taking:
