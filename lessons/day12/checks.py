@@ -633,7 +633,9 @@ def test_retry_after(learner, world):
             if len(got) > 1:  # random: the header ignored (the backoff's jitter), or jittered itself
                 expect(apart(got, delays(learner, attempt_number)), "retry_after_ignored_random",
                        attempt=attempt_number, retry_after=wanted)
-                raise Fail("retry_after_jitter", attempt=attempt_number, retry_after=wanted)
+                # jitter above the server's wait only is "at least that long", as the README asks
+                expect(min(got) >= wanted, "retry_after_jitter", attempt=attempt_number, retry_after=wanted)
+                continue
             expect(got[0] >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted,
                    got=f"{got[0]:g}")
 

@@ -1,6 +1,6 @@
 # expect-lose: 2.2
 # expect-keep: 1.1 1.2 2.1 2.3 3.1
-# expect-message: honour it exactly
+# expect-message: some shorter than the 7 s the server asked for
 # why: retry_delay puts ±20% random jitter on every wait, the server's Retry-After too, so it may come
 # why: back before the server allows. The same file must get the same report at every run: the checks
 # why: call a retry_delay that jitters many times and quote no draw; complete() passes the header on, so
