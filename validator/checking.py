@@ -66,6 +66,7 @@ __all__ = [
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
     "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_system_prompt_used",
+    "expect_final_returned",
 ]
 
 
@@ -608,6 +609,17 @@ def expect_unknown_tool_said(error, name: str, got, known: Iterable[str] = ()) -
     ran = isinstance(error, str) and re.search(rf"{re.escape(name)}\W{{0,3}}(?:failed|raised|crashed)", error)
     expect(isinstance(error, str) and (UNKNOWN_TOOL.search(error) or listed) and not ran, "unknown_tool_not_said",
            name=name, got=shown(got))
+
+
+def expect_final_returned(run) -> None:
+    """A run whose model gave its Final Answer, and was asked no more, returned that answer (or part
+    of the reply, which other checks judge): not a text of the loop's own, the step limit's
+    message, which a `break` out of the loop reaches (text-protocol lessons)."""
+    final = read_final(run.exchanges[-1].reply) if run.exchanges else None
+    answer = run.answer.strip() if isinstance(run.answer, str) else ""
+    own = bool(final and answer) and answer not in run.exchanges[-1].reply and final.strip() not in answer
+    expect(not own, "final_answer_not_returned", round=len(run.exchanges), answer=final and final.strip(),
+           got=repr(answer))
 
 
 def expect_own_fallback(run: AgentRun, limit: int) -> None:

@@ -9,7 +9,7 @@ import random
 import re
 
 from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_asked_tools_ran,
-                                expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
+                                expect_final_returned, expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
                                 learner_object, names_tool, read_final, read_request, read_steps, request_text,
                                 sees_question, shown, text_from, tools_arg, unseen, written_after_request)
 
@@ -429,6 +429,7 @@ def expect_answer(learner, run, expected: str, real: str):
     expect(run.exchanges, "no_llm_call")
     explain(learner, run, real)
     run.expect_from_model(expected)
+    expect_final_returned(run)
     expect(False, "answer_missing", expected=expected, got=shown(run.answer))
 
 

@@ -9,7 +9,7 @@ import re
 import unicodedata
 
 from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate, check,
-                                expect, expect_asked_once, expect_asked_tools_ran, expect_format_explained,
+                                expect, expect_asked_once, expect_asked_tools_ran, expect_final_returned, expect_format_explained,
                                 expect_own_fallback, expect_unknown_tool_said, first_number, glued_on, imagined,
                                 read_final, read_request, read_steps, request_text, sees_question, shown, steps_arg,
                                 tools_arg, unseen, written_after_request)
@@ -437,17 +437,6 @@ def expect_not_thought(run, final: str | None) -> None:
     glued = bool(final and thought) and thought not in final and thought in (answer or "")
     expect(not glued or read_final(answer) is not None, "answer_has_thought",  # labels and all: the raw reply's
            thought=thought, got=answer, expected=final)
-
-
-def expect_final_returned(run) -> None:
-    """A run whose model gave its Final Answer, and was asked no more, returned that answer (or part
-    of the reply, which other checks judge): not a text of the loop's own, the step limit's
-    message, which a `break` out of the loop reaches."""
-    final = read_final(run.exchanges[-1].reply) if run.exchanges else None
-    answer = run.answer.strip() if isinstance(run.answer, str) else ""
-    own = bool(final and answer) and answer not in run.exchanges[-1].reply and final.strip() not in answer
-    expect(not own, "final_answer_not_returned", round=len(run.exchanges), answer=final and final.strip(),
-           got=repr(answer))
 
 
 def writes_readably(learner, run, tool: str, given: str) -> bool:
