@@ -160,6 +160,7 @@ def test_split_full_width_and_bold(learner, world):
         (f"**Action Input:** {v['city']}", ("Action Input", v["city"])),
         (f"**Final Answer**: {v['expr']} = {v['result']}", ("Final Answer", f"{v['expr']} = {v['result']}")),
         (f"Action Input：{v['hot_city']}", ("Action Input", v["hot_city"])),
+        (f"Final Answer：{v['city']} 的火车 {v['a']}:30 出发", ("Final Answer", f"{v['city']} 的火车 {v['a']}:30 出发")),
     ]
     for line, expected in rows:
         expect_split(learner, line, expected)
@@ -172,6 +173,8 @@ def test_split_whole_label_at_line_start(learner, world):
     expect_split(learner, f"Action Input: {v['city']}", ("Action Input", v["city"]))
     expect_split(learner, "Actions: none needed, I know this one", None)
     expect_split(learner, "Final Answers: see below", None)
+    for line in (f"Answer: {v['result']}", f"Input: {v['city']}"):  # the end of a label is not one either
+        expect_split(learner, line, None, key="split_part_of_label")
     for line in (f"I will use Action: Weather with {v['city']}", f"Note: Observation: {v['guess']}",
                  "The train leaves at 10:30", "Thought I should look it up"):
         expect_split(learner, line, None, key="split_mid_line")

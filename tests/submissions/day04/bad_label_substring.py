@@ -1,6 +1,6 @@
-# expect: full
-# style: no regular expressions at all: str.partition, str.casefold and slicing; read_fields returns lists
-# style: of two-item lists, not tuples; parse_react_response finds the cut with list.index.
+# expect-lose: 1.1
+# expect-message: only part of a label
+# why: compares the head with `name in label` (substring), so 'Answer:' or 'Input:' is taken for a label
 """Day 04 — parsing the text protocol.
 
 A model that speaks the ReAct text protocol answers with labelled lines:
@@ -117,73 +117,92 @@ def demo_prompt(question: str) -> str:
 # ---------------------------------------------------------------- your part: four TODOs
 
 def split_label(line: str) -> tuple[str, str] | None:
-    """TODO 1.1 — the label one line starts with, and the text after its colon."""
-    for colon in (":", "："):
-        line = line.replace(colon, "\0", 1) if "\0" not in line else line
-    head, sep, rest = line.partition("\0")
-    rest = rest.replace("\0", ":")  # a second colon, put back (the first of either kind split the line)
-    if not sep:
+    """TODO 1.1 — the label one line starts with, and the text after its colon.
+
+    split_label("  action :  Weather") == ("Action", "Weather"). The label comes back spelt as in
+    LABELS, whatever its case and spacing ("ACTION_INPUT", "Action  Input"), with an ASCII or a
+    full-width colon, in Markdown bold or not ("**Action:** Weather"). A line that does not start
+    with one of the LABELS gives None: "Note: …", "I will use Action: Weather".
+    """
+    head, colon, rest = line.replace("：", ":").partition(":")
+    if not colon:
         return None
-    key = "".join(ch for ch in head.lstrip("*-># \t") if ch not in " \t_*").casefold()
-    names = {label.replace(" ", "").casefold(): label for label in LABELS}
-    if key not in names:
-        return None
-    return names[key], rest.strip(" \t*")
-
-
-def read_fields(reply: str) -> list[tuple[str, str]]:
-    """TODO 1.2 — every labelled field of a reply, in order."""
-    fields = []
-    for line in reply.splitlines():
-        found = split_label(line)
-        if found:
-            fields.append([found[0], found[1]])
-        elif fields:
-            fields[-1][1] += "\n" + line
-    for field in fields:
-        field[1] = field[1].strip()
-    return fields
-
-
-def format_error(labels: list[str]) -> str | None:
-    """TODO 2.1 — what to tell the model when its reply cannot be acted on; None when it can."""
-    if "Final Answer" in labels:
-        return None
-    if "Action Input" not in labels:
-        if "Action" in labels:
-            return "I cannot run that: there is no 'Action Input:' line under your Action."
-        return "I cannot read that reply: give an 'Action:' and 'Action Input:', or a 'Final Answer:'."
-    if "Action" not in labels[:labels.index("Action Input")]:
-        return "I cannot run that: your 'Action Input:' has no 'Action:' line before it."
+    name = re.sub(r"[\s_*]", "", head.lstrip(" \t*->#")).lower()
+    for label in LABELS:
+        if name and name in label.replace(" ", "").lower():
+            return label, rest.strip().strip("*").strip()
     return None
 
 
-def parse_react_response(reply: str) -> ParsedReply:
-    """TODO 2.2 — the whole reply, read."""
-    fields = read_fields(reply)
-    labels = [field[0] for field in fields]
+def read_fields(reply: str) -> list[tuple[str, str]]:
+    """TODO 1.2 — every labelled field of a reply, in order: [(label, value), …].
+
+    A value starts after its label's colon and runs on over the next lines, up to the next line
+    that starts with a label (blank lines inside it are kept); surrounding whitespace is stripped.
+    Lines before the first label belong to no field. A label that comes twice gives two fields.
+    """
+    fields: list[tuple[str, list[str]]] = []
+    for line in reply.splitlines():
+        found = split_label(line)
+        if found:
+            fields.append((found[0], [found[1]]))
+        elif fields:
+            fields[-1][1].append(line)
+    return [(label, "\n".join(lines).strip()) for label, lines in fields]
+
+
+def format_error(labels: list[str]) -> str | None:
+    """TODO 2.1 — what to tell the model when its reply cannot be acted on; None when it can.
+
+    `labels` are the labels of one reply's fields, in order, up to the reply's end: its first
+    Action Input, if it has one (parse_react_response cuts off what the model made up after it).
+    The reply can be acted on when it holds a Final Answer, or an Action with an Action Input after
+    it. Otherwise return a short message for the model that says what is missing and how to write
+    it: an Action with no Action Input, an Action Input with no Action before it, or neither an
+    Action nor a Final Answer.
+    """
+    if "Final Answer" in labels:
+        return None
     if "Action Input" in labels:
+        if "Action" in labels[:labels.index("Action Input")]:
+            return None
+        return ("Format error: your 'Action Input:' line has no 'Action:' line before it. "
+                "Write 'Action: <one of the tool names>' first, then 'Action Input: <its input>'.")
+    if "Action" in labels:
+        return ("Format error: your 'Action:' line is not followed by an 'Action Input:' line. "
+                "Write the tool's input on a line of its own: 'Action Input: <the input>'.")
+    return ("Format error: I found neither an 'Action:' nor a 'Final Answer:' line. Either ask for "
+            "a tool with 'Action: <tool name>' and 'Action Input: <input>', or end with "
+            "'Final Answer: <your answer>'.")
+
+
+def parse_react_response(reply: str) -> ParsedReply:
+    """TODO 2.2 — the whole reply, read: a Final Answer, a tool request, or a format error.
+
+    The reply ends at its first Action Input: what comes after it (an Observation, another
+    Action, a Final Answer) was written before any tool ran, so it is made up and ignored. A Final
+    Answer before that point ends the run. The input loses one pair of quotes or backticks around
+    it ("上海" -> 上海), or a ``` fence. The thought is the first Thought field ("" if none).
+    """
+    fields = read_fields(reply)
+    labels = [label for label, _ in fields]
+    if "Action Input" in labels:  # the end of the reply: the rest is made up
         fields = fields[:labels.index("Action Input") + 1]
-        labels = labels[:len(fields)]
-
-    def first(label):
-        return fields[labels.index(label)][1] if label in labels else None
-
-    thought = first("Thought") or ""
-    if first("Final Answer") is not None:
-        return ParsedReply(thought, final_answer=first("Final Answer"))
-    error = format_error(labels)
-    if error is not None:
+    found = dict(reversed(fields))  # label -> its first value
+    thought = found.get("Thought", "")
+    if "Final Answer" in found:
+        return ParsedReply(thought, final_answer=found["Final Answer"])
+    error = format_error([label for label, _ in fields])
+    if error:
         return ParsedReply(thought, error=error)
-    given = first("Action Input")
-    if given.startswith("```") and given.endswith("```") and "\n" in given:
-        given = given[given.index("\n") + 1:-3]
-    else:
-        for left, right in ['""', "''", "``", "“”", "‘’"]:
-            if len(given) > 1 and given[0] == left and given[-1] == right:
-                given = given[1:-1]
-                break
-    return ParsedReply(thought, first("Action"), given.strip())
+    given = found["Action Input"]
+    fence = re.fullmatch(r"```[\w-]*\n(.*?)\n?```", given, re.DOTALL)
+    if fence:
+        given = fence.group(1)
+    elif len(given) >= 2 and (given[0], given[-1]) in {('"', '"'), ("'", "'"), ("`", "`"), ("“", "”"),
+                                                       ("‘", "’")}:
+        given = given[1:-1]
+    return ParsedReply(thought, action=found["Action"], action_input=given.strip())
 
 
 SAMPLE_REPLIES = [
