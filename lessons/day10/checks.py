@@ -375,12 +375,18 @@ def expect_record_step_right(learner, world, index: int, response: dict, step):
 
 def expect_within_budget(run, limit: int, reserve: int):
     """Every request sent fitted: what was spent before it + its prompt + the reserve <= limit."""
-    spent = 0
+    spent, counted = 0, {"prompt_tokens": 0, "completion_tokens": 0}  # spent as a loop that adds one kind counts it
     for number, usage in enumerate(usages(run), start=1):
         needed = spent + usage["prompt_tokens"] + reserve
+        if needed > limit:
+            fits = [f"{f} ({own})" for f, own in sorted(counted.items(), key=lambda item: item[1])
+                    if own + usage["prompt_tokens"] + reserve <= limit]
+            expect(not fits, "spent_counts_one_kind", request=number, spent=spent, counts=" / ".join(fits))
         expect(needed <= limit, "sent_over_budget", request=number, spent=spent, prompt=usage["prompt_tokens"],
                reserve=reserve, needed=needed, limit=limit)
         spent += usage["total_tokens"]
+        for field in counted:
+            counted[field] += usage[field]
 
 
 def expect_budget_stop(run):
@@ -530,10 +536,12 @@ def test_summary_totals(learner, world):
        zh="滚雪球：每个 prompt 比上一个多了多少")
 def test_summary_growth(learner, world):
     steps = steps_for(world, reference_usages(world, "tour"))
-    prompts = [s["prompt_tokens"] for s in steps]
-    expected = [after - before for before, after in zip(prompts, prompts[1:])]
-    got = summarize(learner, steps).fields.get("growth")
-    expect(got == expected, "growth_wrong", prompts=prompts, expected=expected, got=shown(got))
+    trimmed = steps + [dict(steps[0], step=len(steps) + 1)]  # a prompt shrinks too (day 09's trim): growth < 0
+    for run in (steps, trimmed):
+        prompts = [s["prompt_tokens"] for s in run]
+        expected = [after - before for before, after in zip(prompts, prompts[1:])]
+        got = summarize(learner, run).fields.get("growth")
+        expect(got == expected, "growth_wrong", prompts=prompts, expected=expected, got=shown(got))
 
 
 @check("5.1", points=1, en="a run of one request, and a run of none", zh="只有一个请求的运行，以及一个请求都没有的运行")
