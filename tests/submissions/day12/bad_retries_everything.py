@@ -1,5 +1,5 @@
 # expect-lose: 2.3
-# expect-keep: 1.1 1.2 2.1 2.2 3.1
+# expect-keep: 1.1 1.2 2.1 2.2
 # expect-message: a 401 (wrong API key) was sent
 # why: except Exception: retries a wrong key as if it were a passing hiccup
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
