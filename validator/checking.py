@@ -66,7 +66,7 @@ __all__ = [
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
     "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_system_prompt_used",
-    "expect_final_returned",
+    "expect_final_returned", "expect_observation_labelled",
 ]
 
 
@@ -620,6 +620,19 @@ def expect_final_returned(run) -> None:
     own = bool(final and answer) and answer not in run.exchanges[-1].reply and final.strip() not in answer
     expect(not own, "final_answer_not_returned", round=len(run.exchanges), answer=final and final.strip(),
            got=repr(answer))
+
+
+def expect_observation_labelled(tool_calls, exchanges) -> None:
+    """Each tool's result that reached a later request of a text model reached it after an
+    "Observation:" label: the model reads what follows that label as the tool's answer, and
+    without it takes the text for something else and asks again (day08, day12)."""
+    prompts = ["\n\n".join(chat_text(m) for m in request_messages(e)) for e in exchanges]
+    for call in (c for c in tool_calls if not c.failed and c.output is not None):
+        output = str(call.output).strip()
+        later = prompts[call.round:]
+        labelled = re.compile(r"Observation\s*\**\s*[:：][^\n]*" + re.escape(output[:40]), re.IGNORECASE)
+        if output and any(output in p for p in later) and not any(labelled.search(p) for p in later):
+            raise Fail("observation_unlabelled", tool=call.name, output=output)
 
 
 def expect_own_fallback(run: AgentRun, limit: int) -> None:

@@ -10,11 +10,11 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (LEARNER_UTC_HOURS, Fail, ToolBox, answer_text, calculate, chat_text, check, expect, expect_accepted,
-                                expect_asked_tools_ran, expect_fresh_start, find_observations, first_number,
-                                is_own_message, learner_object, names_tool, read_final, read_request, request_messages,
-                                quoted, request_text, shown, text_from, tool_arg, tools_arg, unseen,
-                                written_after_request)
+from validator.checking import (LEARNER_UTC_HOURS, Fail, ToolBox, answer_text, calculate, chat_text, check, expect,
+                                expect_accepted, expect_asked_tools_ran, expect_fresh_start,
+                                expect_observation_labelled, find_observations, first_number, is_own_message,
+                                learner_object, names_tool, read_final, read_request, request_messages, quoted,
+                                request_text, shown, text_from, tool_arg, tools_arg, unseen, written_after_request)
 
 GIVEN_TOOLS = ["get_weather", "calculate", "search_knowledge"]  # the grader runs these
 OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: the system prompt offers the ones run_agent is given
@@ -306,12 +306,7 @@ def explain_transcript(learner, run):
         ran = [c for c in run.tool_calls if c.round == number and c.name == asked[0]]
         expect(not ran or any(str(c.input).strip() == asked[1] for c in ran), "tool_input_not_as_asked",
                tool=asked[0], asked=asked[1], ran=ran and str(ran[0].input))
-    for call in (c for c in run.tool_calls if not c.failed):  # its result went back, but not as an Observation
-        output = str(call.output).strip()
-        later = [prompt(e) for e in exchanges[call.round:]]
-        labelled = re.compile(r"Observation\s*\**\s*[:：][^\n]*" + re.escape(output[:40]), re.IGNORECASE)
-        if output and any(output in p for p in later) and not any(labelled.search(p) for p in later):
-            raise Fail("observation_unlabelled", tool=call.name, output=output)
+    expect_observation_labelled(run.tool_calls, exchanges)
     outputs = [str(c.output) for c in run.tool_calls]
     for index, exchange in enumerate(exchanges[:-1]):  # what it made up after a request, sent back later
         for line in written_after_request(reply(exchange)).splitlines():

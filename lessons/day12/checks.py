@@ -11,8 +11,8 @@ refused at once in your code (lesson.yaml sleep_given) and passes at once in the
 import math
 from urllib.parse import urlsplit
 
-from validator.checking import (Fail, check, expect, expect_own_fallback, learner_object, read_final, read_request,
-                                quoted, registry_arg, shown, tool_arg, written_after_request)
+from validator.checking import (Fail, check, expect, expect_observation_labelled, expect_own_fallback, learner_object,
+                                read_final, read_request, quoted, registry_arg, shown, tool_arg, written_after_request)
 
 # A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
 # may take (RFC 9110), an HTTP date.
@@ -740,6 +740,8 @@ def expect_answer(run, failure, world, *expected):
     if failure:
         raise failure
     for text in expected:
+        if not (isinstance(run.answer, str) and text in run.answer):
+            expect_observation_labelled(run.tool_calls, run.exchanges)
         expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
                got=shown(run.answer))
         run.expect_from_model(text)

@@ -1,4 +1,5 @@
 # expect-lose: 3.1
+# expect-message: result went back to the model without its label
 # why: the tool result goes back as a bare user message, without the 'Observation: ' label
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
