@@ -321,15 +321,6 @@ def test_a_file_loads_on_a_busy_machine_in_its_own_time(load, monkeypatch):
     assert call(submission, "f").value == 1
 
 
-def test_a_grader_that_waits_for_a_cpu_gives_its_child_that_time(load, monkeypatch):
-    """The child blocks on the grader's answers: the grader's own wait for a CPU is not the child's
-    time either (a class graded beside other work on a loaded machine)."""
-    start = time.monotonic()
-    monkeypatch.setattr(runner.busy, "grader_waited", lambda thread: (time.monotonic() - start) * 0.9)
-    submission = load("import time\ntime.sleep(1.5)\n\ndef f():\n    return 1\n", import_timeout=1)
-    assert call(submission, "f").value == 1
-
-
 def test_a_message_sent_in_time_is_read_though_the_grader_looks_late(load):
     """Past its deadline, the grader still reads what is already in the socket before it calls the
     child stuck: it may have been sent in time while the grader waited for a CPU."""

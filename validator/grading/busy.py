@@ -110,20 +110,10 @@ class OpenFiles:
             self.close_unlooked()
 
 
-def grader_waited(thread: int) -> float:
-    """Seconds this process's thread `thread` (a native id) waited for a CPU: while the grader
-    waits, so does a child blocked on its answer. 0.0 where the count can't be read."""
-    try:
-        return int(_read(f"/proc/self/task/{thread}/schedstat").split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
 class Limit:
     """`seconds` of a child's own time from now: its wall-clock `deadline` moves on by what it
-    waits for a CPU meanwhile, and by what the grader's thread that answers it waits (read only
-    when the deadline has passed, see `extended`), never past `backstop` times `seconds` of wall
-    time."""
+    waits for a CPU meanwhile (read only when the deadline has passed, see `extended`), never past
+    `backstop` times `seconds` of wall time."""
 
     def __init__(self, pid: int, seconds: float, backstop: float, waited_at_start: float | None = None):
         """waited_at_start: the child's wait so far, if known (0.0: count all its wait since it
@@ -131,16 +121,13 @@ class Limit:
         self.pid, self.seconds, self.backstop = pid, seconds, backstop
         self.start = time.monotonic()
         self.waited_at_start = waited(pid) if waited_at_start is None else waited_at_start
-        self.thread = threading.get_native_id()
-        self.grader_at_start = grader_waited(self.thread)
         self.deadline = self.start + seconds
 
     def extended(self) -> bool:
-        """The deadline has passed: move it on by the child's and the grader's waits for a CPU
-        since the start (both at once count twice: this errs only toward more time). False if that
-        leaves it no more time (a moment more is not worth another look)."""
-        waits = waited(self.pid) - self.waited_at_start + grader_waited(self.thread) - self.grader_at_start
-        later = min(self.start + self.seconds + waits, self.start + self.seconds * self.backstop)
+        """The deadline has passed: move it on by the child's wait for a CPU since the start. False
+        if that leaves it no more time (a moment more is not worth another look)."""
+        later = min(self.start + self.seconds + waited(self.pid) - self.waited_at_start,
+                    self.start + self.seconds * self.backstop)
         if later <= time.monotonic() + 0.1:
             return False
         self.deadline = later
