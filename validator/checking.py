@@ -66,7 +66,7 @@ __all__ = [
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
     "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_system_prompt_used",
-    "expect_final_returned", "expect_observation_labelled",
+    "expect_final_returned", "expect_observation_labelled", "labelled_twice",
 ]
 
 
@@ -620,6 +620,18 @@ def expect_final_returned(run) -> None:
     own = bool(final and answer) and answer not in run.exchanges[-1].reply and final.strip() not in answer
     expect(not own, "final_answer_not_returned", round=len(run.exchanges), answer=final and final.strip(),
            got=repr(answer))
+
+
+def labelled_twice(run: AgentRun):
+    """The first tool call whose result a later prompt of the text protocol shows under the label
+    twice ("Observation: Observation: 13"), with that step as read: (call, step), or None."""
+    for call in run.tool_calls:
+        twice = next((s for e in run.exchanges[call.round:] for s in read_steps(e.prompt)
+                      if s.is_call(call.name, str(call.input)) and s.observation and OBSERVATION.match(s.observation)
+                      and str(call.output).strip() in s.observation), None)
+        if twice:
+            return call, twice
+    return None
 
 
 def expect_observation_labelled(tool_calls, exchanges) -> None:

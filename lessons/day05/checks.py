@@ -9,9 +9,10 @@ import random
 import re
 
 from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_asked_tools_ran,
-                                expect_final_returned, expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
-                                learner_object, names_tool, read_final, read_request, read_steps, request_text,
-                                sees_question, shown, text_from, tools_arg, unseen, written_after_request)
+                                expect_final_returned, expect_format_explained, expect_own_fallback, first_number,
+                                glued_on, imagined, labelled_twice, learner_object, names_tool, read_final,
+                                read_request, read_steps, request_text, sees_question, shown, text_from, tools_arg,
+                                unseen, written_after_request)
 
 OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: a prompt describes the ones it is given
     "Dictionary": "Looks up an English word and gives its meaning. Input: the word.",
@@ -398,15 +399,13 @@ def expect_labelled_once(learner, run):
     """A tool's result reaches the prompt under one label: a Step that holds "Observation: 13", which
     build_scratchpad labels again, shows "Observation: Observation: 13". Judged when build_scratchpad
     labels a right Step once (else its own checks, TODO 1.1, say so)."""
-    for call in run.tool_calls:
-        twice = next((s for e in run.exchanges[call.round:] for s in read_steps(e.prompt)
-                      if s.is_call(call.name, str(call.input)) and s.observation and OBSERVATION.match(s.observation)
-                      and str(call.output).strip() in s.observation), None)
-        if twice and 0 < call.round <= len(run.exchanges):
-            reply = text_from(learner, "cut_reply", run.exchanges[call.round - 1].reply)
-            pad = text_from(learner, "build_scratchpad", [step_arg(reply, str(call.output))])
-            expect(any(OBSERVATION.match(s.observation or "") for s in read_steps(pad)), "observation_labelled_twice",
-                   line=f"Observation: {twice.observation}", output=str(call.output))
+    found = labelled_twice(run)
+    if found and 0 < found[0].round <= len(run.exchanges):
+        call, twice = found
+        reply = text_from(learner, "cut_reply", run.exchanges[call.round - 1].reply)
+        pad = text_from(learner, "build_scratchpad", [step_arg(reply, str(call.output))])
+        expect(any(OBSERVATION.match(s.observation or "") for s in read_steps(pad)), "observation_labelled_twice",
+               line=f"Observation: {twice.observation}", output=str(call.output))
 
 
 def expect_answer_alone(run):

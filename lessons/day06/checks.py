@@ -9,10 +9,10 @@ import re
 import unicodedata
 
 from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate, check,
-                                expect, expect_asked_once, expect_asked_tools_ran, expect_final_returned, expect_format_explained,
-                                expect_own_fallback, expect_unknown_tool_said, first_number, glued_on, imagined,
-                                read_final, read_request, read_steps, request_text, sees_question, shown, steps_arg,
-                                tools_arg, unseen, written_after_request)
+                                expect, expect_asked_once, expect_asked_tools_ran, expect_final_returned,
+                                expect_format_explained, expect_own_fallback, expect_unknown_tool_said, first_number,
+                                glued_on, imagined, labelled_twice, read_final, read_request, read_steps, request_text,
+                                sees_question, shown, steps_arg, tools_arg, unseen, written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -477,19 +477,17 @@ def expect_labelled_once(learner, run):
     """A tool's result reaches the prompt under one label: an AgentStep whose observation is
     "Observation: 13", which build_react_prompt labels again, shows "Observation: Observation: 13".
     Judged when build_react_prompt labels a right AgentStep once (else TODO 2.1's checks say so)."""
-    for call in run.tool_calls:
-        twice = next((s for e in run.exchanges[call.round:] for s in read_steps(e.prompt)
-                      if s.is_call(call.name, str(call.input)) and s.observation and OBSERVATION.match(s.observation)
-                      and str(call.output).strip() in s.observation), None)
-        if twice:
-            step = {"thought": f"I need {call.name}.", "action": call.name, "action_input": str(call.input),
-                    "observation": str(call.output)}
-            try:
-                prompt = build_prompt(learner, learner.world, run.scenario.question, [step])
-            except Fail:
-                return  # the builder's own checks say what is wrong with it
-            expect(any(OBSERVATION.match(s.observation or "") for s in read_steps(prompt)), "observation_labelled_twice",
-                   line=f"Observation: {twice.observation}", output=str(call.output))
+    found = labelled_twice(run)
+    if found:
+        call, twice = found
+        step = {"thought": f"I need {call.name}.", "action": call.name, "action_input": str(call.input),
+                "observation": str(call.output)}
+        try:
+            prompt = build_prompt(learner, learner.world, run.scenario.question, [step])
+        except Fail:
+            return  # the builder's own checks say what is wrong with it
+        expect(any(OBSERVATION.match(s.observation or "") for s in read_steps(prompt)), "observation_labelled_twice",
+               line=f"Observation: {twice.observation}", output=str(call.output))
 
 
 def explain_transcript(run, learner=None):
