@@ -520,9 +520,9 @@ def test_failures_that_differ_only_by_an_address_are_one_cause():
 def test_grading_ignores_a_conftest_planted_next_to_the_checks(tmp_path):
     planted = ROOT / "lessons" / "day06" / "conftest.py"
     assert not planted.exists()
-    planted.write_text("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
-                       "def pytest_runtest_makereport(item, call):\n"
-                       "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n", encoding="utf-8")
+    planted.write_text("import pytest\n\n@pytest.hookimpl(trylast=True)\n"
+                       "def pytest_collection_modifyitems(items):\n"
+                       "    for item in items:\n        item.obj = lambda **fixtures: None\n", encoding="utf-8")
     try:
         result = validate("day06", "--file", str(TEMPLATE), "--format", "gradescope")
     finally:

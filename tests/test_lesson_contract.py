@@ -100,6 +100,22 @@ def test_a_plain_assert_in_a_check_is_the_learners_failure_with_its_message(less
     assert "this check's condition did not hold: assert len(run.exchanges) == 99" in second["output"]
     assert "reactlings bug" not in first["output"] + second["output"]
 
+
+def test_a_check_that_asks_for_another_fixture_fails_as_the_lessons_error(lesson_folder):
+    """The grader calls each check with `learner` and `world` itself: a check that asks for more
+    (pytest's tmp_path) fails on its own, as the lesson's mistake, and check-lesson names it."""
+    checks = lesson_folder / "checks.py"
+    text = checks.read_text(encoding="utf-8")
+    first = re.search(r"def (test_\w+)\(learner, world\)", text).group(1)
+    checks.write_text(text.replace(f"def {first}(learner, world)", f"def {first}(learner, world, tmp_path)", 1),
+                      encoding="utf-8")
+    status, report = grade(str(lesson_folder), "--solution")
+    broken, fine = report["tests"]
+    assert (status, broken["status"], fine["status"]) == (1, "failed", "passed")
+    assert "the lesson's checks are wrong here, not your code" in broken["output"]
+    assert f"{first} asks for learner, world, tmp_path" in broken["output"]
+    assert rules.checks_signature_rule(load_lesson(str(lesson_folder))).detail == f"{first} asks for tmp_path"
+
 def test_checks_that_cannot_run_are_one_clear_error_for_a_file_and_for_a_class(lesson_folder, tmp_path):
     (lesson_folder / "checks.py").write_text("def broken(:\n", encoding="utf-8")
     subs = tmp_path / "subs"

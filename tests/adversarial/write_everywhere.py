@@ -6,7 +6,7 @@ import os as _os
 import sys as _sys
 
 RESULTS = "__RESULTS__"  # the instructor's --output (an attacker who knows the grading script)
-PASS_ALL = "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+PASS_ALL = "import pytest\n\n@pytest.hookimpl(trylast=True)\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        item.obj = lambda **fixtures: None\n"
 
 
 def _kit():

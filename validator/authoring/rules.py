@@ -5,6 +5,7 @@ the kit's tests call the same functions, so a rule is stated once.
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,25 @@ def checks_import_rule(lesson: Lesson) -> Verdict:
                    "use what validator.checking exports (its __all__); ask for more there")
 
 
+def checks_signature_problems(checks: dict) -> list[str]:
+    """A check asks for `learner` and `world` only, and is not parametrized: the grader calls it
+    with those itself (grade.Collector), not through pytest's fixtures."""
+    from validator.checking import CHECK_FIXTURES  # imported by the checks already (check_functions)
+    problems = []
+    for name, func in checks.items():
+        asked = [p for p in inspect.signature(func).parameters if p not in CHECK_FIXTURES]
+        if asked:
+            problems.append(f"{name} asks for {', '.join(asked)}")
+        if any(m.name == "parametrize" for m in getattr(func, "pytestmark", [])):
+            problems.append(f"{name} is parametrized")
+    return problems
+
+
+def checks_signature_rule(lesson: Lesson) -> Verdict:
+    return verdict("checks take learner and world only", checks_signature_problems(texts.check_functions(lesson.folder)),
+                   "take what a check needs from `learner` and `world`; a case per scenario is a loop inside the check")
+
+
 def texts_rule(lesson: Lesson) -> Verdict:
     problems = texts.lesson_text_problems(lesson.folder)
     problems += texts.check_title_problems(lesson.folder, texts.check_functions(lesson.folder))
@@ -159,7 +179,7 @@ def smallest_minimum() -> dict:
 # ---------------------------------------------------------------- all of them
 
 RULES: list[Callable[[Lesson], Verdict]] = [
-    solution_rule, template_rule, template_current_rule, checks_import_rule, texts_rule, message_keys_rule,
+    solution_rule, template_rule, template_current_rule, checks_import_rule, checks_signature_rule, texts_rule, message_keys_rule,
     readme_language_rule, readme_todos_rule, navigation_rule, table_rule, corpus_rule]
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from mock_llm import DEFAULT_SEED, LessonWorld, load_world
-from validator.checking import AgentRun, Fail, Learner
+from validator.checking import CHECK_FIXTURES, AgentRun, Fail, Learner
 from validator.grading.runner import Submission, start_submission
 from validator.lessons import Lesson, LessonError
 
@@ -69,11 +69,11 @@ UNUSED_PLUGINS = ("cacheprovider", "terminal", "junitxml", "pastebin", "doctest"
 
 
 class Collector:
-    """The pytest plugin: fixtures for the checks, and a record of every check's result."""
+    """The pytest plugin: runs the checks, each with the fixtures it names, and records every result."""
 
     def __init__(self, lesson: Lesson, submission: Submission, world: LessonWorld):
         self.lesson, self.submission = lesson, submission
-        self.scenario_world = world  # not `world`: that's the fixture
+        self.scenario_world = world  # handed to the checks as their `world`
         self.results: list[CheckResult] = []
         self.learners: dict[str, Learner] = {}
         self.interrupted = False
@@ -97,44 +97,48 @@ class Collector:
             return order.get(str(marker.args[0]), len(order)) if marker else len(order)
         items.sort(key=todo_index)
 
-    @pytest.fixture
-    def learner(self, request) -> Learner:
-        learner = Learner(self.submission, self.lesson, self.scenario_world)
-        self.learners[request.node.nodeid] = learner
-        return learner
+    def pytest_runtestloop(self, session):
+        """Run the collected checks ourselves (run_items, watch and class grading too): a check is
+        called with its fixtures and its exception kept. pytest's own protocol around each one (its
+        hooks, fixture setup, reports) costs more than many a check: a third of a class worker's
+        time a student."""
+        if not checks_loaded(session):
+            return None  # pytest's own loop says why the checks could not be collected
+        self.run(session.items)
+        return True
 
-    @pytest.fixture
-    def world(self):
-        return self.scenario_world
+    def run(self, items) -> None:
+        for item in items:
+            self._record(item, self._call(item))
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(self, item, call):
-        """pytest's report of a check's phase, made here: pytest's own formats a failure's traceback
-        for its terminal (which a grading has none of) at a cost above many a check's. A check
-        that fails raises; none skips."""
-        report = pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1),
-                                   "failed" if call.excinfo else "passed",
-                                   call.excinfo.exconly() if call.excinfo else None, call.when,
-                                   duration=call.duration, start=call.start, stop=call.stop,
-                                   user_properties=item.user_properties)
-        if report.when == "call" or report.failed:  # the check's result: its call, or a setup or teardown that failed
-            self._record(item, call, report)
-        return report
+    def _call(self, item) -> BaseException | None:
+        """Call the check `item`, handing it the fixtures it names; what it raised, if anything."""
+        asked = list(item.fixturenames)
+        try:
+            if set(asked) - set(CHECK_FIXTURES) or hasattr(item, "callspec"):
+                raise LessonError(f"{item.name} asks for {', '.join(asked)}, or is parametrized: a check takes "
+                                  f"{' and '.join(CHECK_FIXTURES)}, no other fixture")
+            learner = self.learners[item.nodeid] = Learner(self.submission, self.lesson, self.scenario_world)
+            item.obj(**{name: {"learner": learner, "world": self.scenario_world}[name] for name in asked})
+        except (KeyboardInterrupt, pytest.exit.Exception):  # Ctrl-C: the run stops (pytest_keyboard_interrupt)
+            raise
+        except BaseException as error:  # noqa: B036 - as pytest, a check that raised anything failed
+            return error
+        return None
 
-    def _record(self, item, call, report) -> None:
+    def _record(self, item, error: BaseException | None) -> None:
         marker = item.get_closest_marker("todo")
         if marker is None:
             raise LessonError(f"{item.nodeid}: a check needs @check(todo, points, en, zh)")
         failure = None
         learner = self.learners.get(item.nodeid)
-        if report.failed:
-            error = call.excinfo.value if call.excinfo else None
+        if error is not None:
             failure = error if isinstance(error, Fail) else _assert_failed(item, error) or _grader_failed(item, error)
             if isinstance(error, Fail) and learner:  # a cause before the loop's: tools lost in execute_tool
                 failure = learner.tools_lost(str(marker.args[0])) or failure
         self.results.append(CheckResult(
             name=item.name, todo=str(marker.args[0]), points=int(marker.kwargs["points"]),
-            title=marker.kwargs["title"], passed=not report.failed, failure=failure,
+            title=marker.kwargs["title"], passed=error is None, failure=failure,
             runs=learner.runs if learner else [], printed=learner.printed if learner else ""))
 
 
@@ -209,9 +213,7 @@ def run_items(items, collector: Collector, submission: Submission, path: Path,
     collector.submission = submission
     submission.load()
     try:
-        for index, item in enumerate(items):
-            following = items[index + 1] if index + 1 < len(items) else None
-            item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+        collector.run(items)
     finally:
         submission.close()
     world = collector.scenario_world
