@@ -256,17 +256,20 @@ class ToolCall:
 
 @dataclass
 class ToolBox:
-    """Runs the tools the learner's code calls, in the grader, and records every call."""
+    """Runs the tools the learner's code calls, in the grader, and records every call. Only those
+    the check handed it (`handed`, see tool_arg): the learner's process can name any tool to the
+    grader, and one never handed (the grader's own clock of Beijing) must not answer it."""
     world: LessonWorld
     calls: list[ToolCall] = field(default_factory=list)
     rounds: Callable[[], int] = lambda: 0
+    handed: set[str] = field(default_factory=set)
 
     def __call__(self, name: str, /, *args, **kwargs):  # a tool may take a `name` argument of its own
         given = args[0] if len(args) == 1 and not kwargs else (kwargs if not args else [*args, kwargs])
-        tool = self.world.tools.get(name)
+        tool = self.world.tools.get(name) if name in self.handed else None
         try:
             if tool is None:
-                raise LookupError(f"no tool named {name!r} in the grader")
+                raise LookupError(f"no tool named {name!r} was handed to this code")
             output = tool(*args, **kwargs)
         except Exception as error:
             self.calls.append(ToolCall(name, given, str(error), True, self.rounds()))
@@ -362,6 +365,7 @@ class Learner:
     changed_args: list[int] = field(default_factory=list)  # the arguments a watched call changed
     live_model: object = None  # validate.py --live: a real endpoint stands in for the mock
     limit: float | None = None  # seconds per call, if not the lesson's
+    handed: set[str] = field(default_factory=set)  # the grader's tools this check handed the code so far
 
     def __post_init__(self):
         # for the tools that ask (day11's barrier)
@@ -399,7 +403,9 @@ class Learner:
         Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one.
         `watch`: note which arguments it changed in `changed_args`."""
         self._check_types(args)
+        self.handed |= handed_tools(args)  # an object made in an earlier call keeps the tools it was given
         tools = tools or ToolBox(self.world)
+        tools.handed = self.handed
         self.direct_calls.append((func, tools))
         outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools, watch=watch)
         return self.result(func, outcome)
@@ -461,7 +467,8 @@ class Learner:
         self._check_types(args)
         story = self.world.scenarios[scenario]
         session = self.live_model or self.world.session(scenario, self.lesson.llm_call_budget)
-        toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript))
+        self.handed |= handed_tools(args)
+        toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript), handed=self.handed)
         run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls, handed=handed_tools(args),
                        earlier=list(self.world.ran))
         self.runs.append(run)
