@@ -232,7 +232,9 @@ def test_an_objects_address_in_a_message_does_not_change_the_report():
     "Error: calculator is missing from the registry", "tool 'calculator' is not defined",
     "错误：工具 'calculator' 未注册", "Error: tool 'calculator' is undefined. Try add or multiply.",
     "错误：calculator 不是可用的工具（可用：add、multiply）", "unregistered tool: calculator", "calculator 未定义",
-    "无效的工具：calculator", "the registry has no calculator"])
+    "无效的工具：calculator", "the registry has no calculator", "no implementation for tool 'calculator'",
+    "tool 'calculator' is not provided", "Function calculator is not defined", "hallucinated tool: calculator",
+    "calculator: unimplemented", "calculator has not been registered"])
 def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
     """Correct code words its error for a missing tool as its author likes: each of these says so."""
     from validator.checking import UNKNOWN_TOOL

@@ -7,9 +7,10 @@ Numbers come from `world`, so with another seed every expected value changes.
 import ast
 import json
 
-from validator.checking import (Fail, Record, ToolBox, check, completion_arg, expect, expect_history_kept,
-                                expect_own_fallback, expect_system_prompt_used, expect_turns_sent_back,
-                                expect_unknown_tool_said, parse_json, registry_arg, shown)
+from validator.checking import (Fail, Record, ToolBox, chat_text, check, completion_arg, expect,
+                                expect_history_kept, expect_own_fallback, expect_system_prompt_used,
+                                expect_turns_sent_back, expect_unknown_tool_said, parse_json, registry_arg,
+                                request_messages, shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -83,7 +84,17 @@ def run_execute_tool(learner, world, name, arguments):
     try:
         return parse_json(result), toolbox.calls
     except ValueError:
-        raise Fail("tool_not_json", got=repr(result)) from None
+        raise Fail("tool_not_json_repr" if python_literal(result) else "tool_not_json", got=repr(result)) from None
+
+
+def python_literal(text: str) -> bool:
+    """Whether text that is not JSON is a Python literal: str() of a dict ({'price': 195.3}), True,
+    None. Plain words ("unknown tool: get_news") are none."""
+    try:
+        ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 @check("1.2", points=1, en="parses the JSON arguments and returns the result as JSON",
@@ -259,11 +270,15 @@ def explain_rejection(run, only_first=False):
             raise Fail(key, request=number, message=error["message"])
 
 
-def expect_own_conversation(learner, run):
-    """The run's first request asks its one question: earlier runs' questions there are a history
-    shared between runs, said as TODO 2.1 says it."""
-    users = [m for m in run.exchanges[0].request["messages"] if m.get("role") == "user"]
-    if len(users) != 1:
+def expect_own_conversation(learner, world, run):
+    """The run's first request asks its one question: another task's question there, or its own a
+    second time, is a history shared between runs, said as TODO 2.1 says it. The questions are
+    counted in the messages that hold them, whatever their role: a system prompt sent as a user
+    message is a mistake of TODO 2.1's own, which its first check names, not a shared history."""
+    texts = [chat_text(m) for m in request_messages(run.exchanges[0])]
+    own = run.scenario.question
+    others = {s.question for s in world.scenarios.values()} - {own}
+    if sum(own in text for text in texts) > 1 or any(q in text for q in others if q not in own for text in texts):
         fail_shared_history(learner, "build_messages")
 
 
@@ -351,23 +366,69 @@ def expect_error_result_sent(run, error):
             raise Fail("error_result_lost", output=json.dumps(failed[0].output), content=sent[-1])
 
 
+@check("4.1", points=1, en="a call of a tool that tool_impl lacks still gets its tool message, the error, which the model reads",
+       zh="模型调用了 tool_impl 里没有的工具，也要给它一条 tool 消息（错误结果），交给模型去读")
+def test_missing_tool_call_answered(learner, world):
+    stock = world.scenarios["no_quote_tool"].values["stock"]
+    try:
+        run = run_agent(learner, world, "no_quote_tool", refused=True)  # tool_impl is {}: get_quote is not in it
+    except Fail as failure:
+        if failure.raised and missing_tool_raises(learner, stock):
+            return  # execute_tool raises for a tool it lacks: TODO 1.2's checks say so
+        raise
+    expect(run.exchanges, "no_request")
+    expect_every_call_answered(run)
+    explain_rejection(run)
+    expect_answer(run, f"I could not look up {stock}")
+
+
+def missing_tool_raises(learner, stock) -> bool:
+    """Whether the file's execute_tool raises for a tool the tool_impl it is given lacks."""
+    try:
+        learner.call("execute_tool", registry_arg([]), "get_quote", json.dumps({"ticker": stock}))
+    except Fail:
+        return True
+    return False
+
+
+def expect_every_call_answered(run):
+    """Each tool call of a reply has, in the request after it, a tool message carrying its id: a
+    loop that skips a call it cannot run (a tool its tool_impl lacks) leaves it unanswered, which
+    the API refuses, and the model never learns the tool is not there."""
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        answered = {m.get("tool_call_id") for m in request_messages(after) if m.get("role") == "tool"}
+        for call in reply_of(before).get("tool_calls") or []:
+            if call["id"] not in answered:
+                raise Fail("call_unanswered", request=number, call=requested({"tool_calls": [call]}),
+                           call_id=call["id"], tool=call["function"]["name"])
+
+
 @check("4.1", points=1, en="each tool message holds execute_tool's JSON text of the result",
        zh="每条 tool 消息里都是 execute_tool 给出的结果 JSON 文本")
 def test_results_sent_as_json(learner, world):
     run = run_agent(learner, world, "one_quote")
     outputs = [call.output for call in run.tool_calls]
     later = [e for e in run.exchanges if e.status == 200 and e.request.get("messages")]
+    stock = run.scenario.values["stock"]
     for message in later[-1].request["messages"] if outputs and len(later) > 1 else []:
         if isinstance(message, dict) and message.get("role") == "tool" and isinstance(message.get("content"), str):
+            content = message["content"]
             try:
-                parse_json(message["content"])
+                sent = parse_json(content)
             except ValueError:
-                stock = run.scenario.values["stock"]
                 try:  # the file's execute_tool gives JSON (else 1.2's checks say so): the loop sent something else
                     run_execute_tool(learner, world, "get_quote", json.dumps({"ticker": stock}))
                 except Fail:
                     return
-                raise Fail("result_not_json", content=message["content"], output=json.dumps(outputs[0])) from None
+                raise Fail("result_not_json_repr" if python_literal(content) else "result_not_json",
+                           content=content, output=json.dumps(outputs[0])) from None
+            if isinstance(sent, str) and isinstance(outputs[0], dict):  # JSON text of a string: encoded twice
+                try:  # the file's execute_tool gives that string itself (1.2's checks say so): the loop sent it on
+                    if isinstance(run_execute_tool(learner, world, "get_quote", json.dumps({"ticker": stock}))[0], str):
+                        return
+                except Fail:
+                    return
+                raise Fail("result_double_encoded", content=content, output=json.dumps(outputs[0]))
 
 
 @check("4.1", points=1, en="two calls in one response: both run, each result paired by its id",
@@ -419,6 +480,35 @@ def test_max_iter_counts_requests(learner, world):
     expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in tickers))
 
 
+@check("4.1", points=1, en="two rounds of calls, one after the other: every request carries the earlier rounds, and the answer cites both results",
+       zh="先后两轮调用：每个请求都带着之前的每一轮，答案引用两次的结果")
+def test_rounds_kept(learner, world):
+    run = run_agent(learner, world, "two_rounds")
+    expect(run.exchanges, "no_request")
+    expect_rounds_kept(run)
+    expect_answer(run, *(f"{t} moved {world.quotes[t]['change_1y_pct']}%" for t in ("NVDA", "TSLA")))
+
+
+def expect_rounds_kept(run):
+    """Each round the loop sent back (the model's turn with its calls, their results) is still in
+    every later request: a loop that keeps the question and only the latest round shows the model
+    nothing of its first calls, and it asks for them again."""
+    def ids_in(exchange) -> set:  # the call ids a request holds: in an assistant turn or a tool message
+        messages = request_messages(exchange)
+        return ({c.get("id") for m in messages if m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list)
+                 for c in m["tool_calls"] if isinstance(c, dict)}
+                | {m.get("tool_call_id") for m in messages if m.get("role") == "tool"})
+    sent = [ids_in(exchange) for exchange in run.exchanges]
+    for number, exchange in enumerate(run.exchanges[:-1], start=1):
+        ids = {call["id"] for call in reply_of(exchange).get("tool_calls") or []}
+        if not ids & sent[number]:  # no calls, or never sent back at all: other checks say why
+            continue
+        for later in range(number + 1, len(run.exchanges)):
+            if not ids & sent[later]:
+                raise Fail("earlier_round_dropped", request=later + 1, round=number,
+                           calls=requested(reply_of(exchange)))
+
+
 @check("4.1", points=1, en="no tool needed: one request, its content is the answer",
        zh="不需要工具：一次请求，content 就是答案")
 def test_no_tool_needed(learner, world):
@@ -452,7 +542,7 @@ def test_stops_at_max_iter(learner, world):
 def test_assistant_message_appended(learner, world):
     run = run_agent(learner, world, "one_quote", refused=True)  # judged here: a second request refused too
     expect(run.exchanges, "no_request")
-    expect_own_conversation(learner, run)
+    expect_own_conversation(learner, world, run)
     issued = {c["id"] for c in reply_of(run.exchanges[0]).get("tool_calls") or []}
     if issued and len(run.exchanges) == 1:
         expect_asked_again(run)
@@ -476,7 +566,7 @@ def test_assistant_message_appended(learner, world):
 def test_turn_sent_back_unchanged(learner, world):
     run = run_agent(learner, world, "one_quote")
     expect(run.exchanges, "no_request")
-    expect_own_conversation(learner, run)
+    expect_own_conversation(learner, world, run)
     if len(run.exchanges) == 1:
         expect_asked_again(run)
     expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
