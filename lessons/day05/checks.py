@@ -196,9 +196,12 @@ def shows_a_lone_step(learner) -> bool:
 
 def pad_unreadable_in(learner, text: str, steps: list[dict]) -> bool:
     """Whether `text` holds the learner's own scratchpad of `steps`, and that scratchpad does not
-    read as those steps (build_scratchpad's mistake, TODO 1.1, not the code around it)."""
+    read as those steps (build_scratchpad's mistake, TODO 1.1, not the code around it). A
+    scratchpad that is the same with no steps (a constant) is not one: it hides no steps of 1.1's."""
     try:
         pad = scratchpad(learner, steps)
+        if pad == scratchpad(learner, []):
+            return False
     except Fail:
         return False
     if not pad.strip() or pad.strip() not in text:
