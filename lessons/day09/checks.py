@@ -30,31 +30,72 @@ def run_conversation(learner, world, scenario, questions=None, **options):
     expect_accepted(run, roles=roles)
     expect(run.exchanges, "no_request")
     asked = any((e.response or {}).get("choices", [{}])[0].get("message", {}).get("tool_calls") for e in run.exchanges)
-    if asked and not run.tool_calls:  # the tools it was given never ran: its own did
-        fail_tools_not_used(learner)
+    if asked and not run.tool_calls:  # the tools it was given never ran: its own did, or none did
+        fail_tools_not_used(learner, run)
     answers = run.answer
     expect(isinstance(answers, list) and len(answers) == len(follow) + 1, "answers_wrong",
            count=len(follow) + 1, got=shown(answers))
     return run
 
 
-def fail_tools_not_used(learner):
-    """Which method lost the given tools, if the source shows it: __init__ keeps its argument, and
-    another method runs the module's TOOL_IMPL (ask's mistake); else __init__'s."""
-    for methods in session_methods(learner):
+def fail_tools_not_used(learner, run):
+    """Why none of the given tools ran, as far as the source and the conversation show it. The session
+    keeps its argument (__init__, or a dataclass's field) and another method names the module's tools
+    (TOOL_IMPL, get_weather): ask runs those. It keeps it, and each tool message ask sent back is an
+    error, no tool's result: no tool ran at all, for the way ask calls execute_tool. Else the session
+    runs tools of its own: __init__'s mistake."""
+    own = {"TOOL_IMPL", *run.scenario.tools}
+    results = tool_results(run)
+    for cls in session_classes(learner):
+        methods = [item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
         init = next((m for m in methods if m.name == "__init__"), None)
-        kept = kept_argument(init) if init else None
+        kept = kept_argument(init) if init else dataclass_field(cls)
         for method in methods if kept else ():
-            if method is not init and any(isinstance(n, ast.Name) and n.id == "TOOL_IMPL" for n in ast.walk(method)):
-                raise Fail("tool_impl_not_used", method=method.name, attribute=kept)
+            name = next((n.id for n in ast.walk(method) if isinstance(n, ast.Name) and n.id in own), None)
+            if method is not init and name:
+                raise Fail("tool_impl_not_used", method=method.name, attribute=kept, name=name)
+        if kept and results and not any("temp_c" in result for _, result in results):
+            call, result = results[0]
+            raise Fail("tool_call_failed", call=call, result=result, attribute=kept)
     raise Fail("tool_impl_not_kept")
+
+
+def tool_results(run) -> list[tuple[str, str]]:
+    """Each tool call the model asked for, as `name(arguments)`, with the content of the tool message
+    a later request of the conversation answered it with (the calls no request answered left out)."""
+    found = []
+    for index, exchange in enumerate(run.exchanges):
+        choices = (exchange.response or {}).get("choices") if exchange.status == 200 else None
+        for call in (choices[0].get("message") or {}).get("tool_calls") or [] if choices else []:
+            answers = (chat_text(m) for later in run.exchanges[index + 1:] for m in request_messages(later)
+                       if m.get("role") == "tool" and m.get("tool_call_id") == call.get("id"))
+            result = next(answers, None)
+            if result is not None:
+                function = call.get("function") or {}
+                found.append((f"{function.get('name')}({function.get('arguments')})", result))
+    return found
+
+
+def session_classes(learner) -> list[ast.ClassDef]:
+    """Each ChatSession class of the learner's source ([] when it does not parse)."""
+    tree = learner.syntax_tree()
+    return [node for node in (ast.walk(tree) if tree else ()) if isinstance(node, ast.ClassDef)
+            and node.name == "ChatSession"]
+
+
+def dataclass_field(cls: ast.ClassDef) -> str | None:
+    """The first field of a @dataclass ChatSession with no __init__ of its own (where the dataclass
+    keeps tool_impl, the first argument)."""
+    if not any("dataclass" in ast.unparse(d) for d in cls.decorator_list):
+        return None
+    return next((item.target.id for item in cls.body
+                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)), None)
 
 
 def session_methods(learner) -> list[list]:
     """The methods of each ChatSession class in the learner's source ([] when it does not parse)."""
-    tree = learner.syntax_tree()
     return [[item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            for cls in (ast.walk(tree) if tree else ()) if isinstance(cls, ast.ClassDef) and cls.name == "ChatSession"]
+            for cls in session_classes(learner)]
 
 
 def ignores_max_messages(learner) -> bool:
@@ -78,6 +119,46 @@ def changes_max_messages(learner) -> str | None:
                         and isinstance(node.value, ast.BinOp)
                         and any(isinstance(n, ast.Name) and n.id == "max_messages" for n in ast.walk(node.value))):
                     return ast.unparse(node.value)
+    return None
+
+
+def trim_calls(learner) -> list[tuple[ast.AST, ast.Call, ast.AST]]:
+    """Each call of trim_history in a ChatSession method but __init__, as (method, call, its parent)."""
+    found = []
+    for methods in session_methods(learner):
+        for method in (m for m in methods if m.name != "__init__"):
+            for parent in ast.walk(method):
+                for child in ast.iter_child_nodes(parent):
+                    if isinstance(child, ast.Call) and (getattr(child.func, "id", None) == "trim_history"
+                                                        or getattr(child.func, "attr", None) == "trim_history"):
+                        found.append((method, child, parent))
+    return found
+
+
+def discards_trim(learner) -> bool:
+    """Whether ask calls trim_history and never uses what it returns: a statement of its own
+    (trim_history(self.messages, …)), or a name it is kept in that nothing reads."""
+    for method, call, parent in trim_calls(learner):
+        if isinstance(parent, ast.Expr):
+            return True
+        if isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets):
+            names = {t.id for t in parent.targets}
+            if not any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+                       for n in ast.walk(method)):
+                return True
+    return False
+
+
+def trims_to_other(learner) -> str | None:
+    """The limit ask hands trim_history when it is computed from max_messages, not max_messages itself
+    (trim_history(self.messages, self.max_messages - 1)): the requests trim to another number."""
+    for _, call, _ in trim_calls(learner):
+        given = call.args[1:2] + [k.value for k in call.keywords if k.arg == "max_messages"]
+        for limit in given:
+            plain = isinstance(limit, ast.Name) or isinstance(limit, ast.Attribute)
+            if not plain and any(getattr(n, "attr", getattr(n, "id", None)) == "max_messages"
+                                 for n in ast.walk(limit)):
+                return ast.unparse(limit)
     return None
 
 
@@ -429,6 +510,7 @@ def test_long_conversation(learner, world):
             kept = trimmed_length(learner, messages, 6)  # too long from trim_history itself? Then say so.
             expect(kept <= 6, "request_too_long_trimmed", request=number, count=len(messages), max=6, got=kept)
             expect(not ignores_max_messages(learner), "max_messages_not_kept")
+            expect(not discards_trim(learner), "trim_result_discarded", request=number, count=len(messages), max=6)
             raise Fail("request_too_long", request=number, count=len(messages), max=6)
         if started_with_system:  # else __init__ gave no system message to keep: 1.1's checks say so
             expect(messages and messages[0].get("role") == "system", "request_no_system", request=number,
@@ -448,8 +530,10 @@ def test_long_conversation(learner, world):
         expect(not kept or kept == talk[:1] + talk[-5:], "trimmed_wrong_ones", count=len(talk), max=6,
                got=", ".join(str(m.get("content")) if isinstance(m, dict) else "?" for m in kept))
         changed = changes_max_messages(learner)
-        expect(not changed or not all(len(request_messages(e)) < 6 for e in run.exchanges), "max_messages_changed",
-               kept=changed)
+        longest = max((len(request_messages(e)) for e in run.exchanges), default=0)
+        expect(not changed or longest >= 6, "max_messages_changed", kept=changed)
+        other = trims_to_other(learner)
+        expect(not other or longest >= 6, "trims_to_other", limit=other, longest=longest, max=6)
         raise
 
 

@@ -58,22 +58,40 @@ def is_record(value, kind: str) -> bool:
     return isinstance(value, Record) and value.type == kind
 
 
+def same_cost(got, own) -> bool:
+    """Whether two costs from your process are the same value: equal numbers, or the same value
+    of another kind (a str, a Decimal) that no number is."""
+    return same(got, own) or (not isinstance(got, (int, float)) and got == own)
+
+
 # ---------------------------------------------------------------- TODO 1.1 load_prices
 
-def expect_prices(got, expected: dict, key: str, **params):
+def expect_prices(got, expected: dict, key: str = "prices_wrong"):
+    """got, what load_prices returned, is `expected` as {model: Price}. `key` says that it is not,
+    for a table read from some other place than the text: it is said only when got holds a model
+    or a number the text does not (else, the text was read, and read wrong: prices_wrong)."""
     expect(isinstance(got, dict), "not_a_dict", func="load_prices", got=shown(got))
-    ok = set(got) == set(expected) and all(
-        is_record(got[m], "Price") and same(got[m].input_per_1m, p["input_per_1m"])
-        and same(got[m].output_per_1m, p["output_per_1m"]) for m, p in expected.items())
-    expect(ok, key, got=shown(got), expected="{" + ", ".join(f"{m!r}: {price_shown(p)}" for m, p in
-                                                            expected.items()) + "}", **params)
+    listed = "{" + ", ".join(f"{m!r}: {price_shown(p)}" for m, p in expected.items()) + "}"
+    others = [v for v in got.values() if not is_record(v, "Price")]
+    if set(got) == set(expected) and others:  # the models of the text, each as a dict, a tuple…
+        kind = getattr(others[0], "type", None) or type(others[0]).__name__  # a class of the process: its name
+        raise Fail("prices_not_price", got=shown(got), kind=kind, expected=listed)
+    fields = ("input_per_1m", "output_per_1m")
+    if not others and set(got) == set(expected) and all(
+            same(got[m].fields.get(f), p[f]) for m, p in expected.items() for f in fields):
+        return
+    numbers = {p[f] for p in expected.values() for f in fields}
+    elsewhere = set(got) - set(expected) or any(
+        not any(same(v.fields.get(f), n) for n in numbers) for v in got.values() if is_record(v, "Price")
+        for f in fields)
+    raise Fail(key if elsewhere else "prices_wrong", got=shown(got), expected=listed)
 
 
 @check("1.1", points=1, en="every model of the price file, with its two prices",
        zh="价格文件里的每个模型，连同它的两个价格")
 def test_reads_the_price_file(learner, world):
     got = learner.call("load_prices", world.price_file)
-    expect_prices(got, world.prices, "prices_wrong")
+    expect_prices(got, world.prices)
 
 
 @check("1.1", points=1, en="the prices of the text it is given, not numbers in the code",
@@ -92,11 +110,13 @@ def test_reads_the_text_given(learner, world):
 def expect_cost(learner, prompt: int, completion: int, price: dict):
     got = learner.call("cost_of", prompt, completion, price_arg(price))
     expected = cost(prompt, completion, price)
-    params = dict(prompt=prompt, completion=completion, price=price_shown(price), got=shown(got))
+    # a str in quotes: "3.9765475000" shown bare would pass for the number 3.9765475
+    params = dict(prompt=prompt, completion=completion, price=price_shown(price), got=quoted(got))
     if same(got, expected):
         return
     kind = getattr(got, "type", None)  # a value that is no JSON number: its class name (wire.Opaque)
     expect(kind not in ("Decimal", "Fraction"), "cost_not_a_float", kind=kind, **params)
+    expect(not isinstance(got, str), "cost_is_text", expected=repr(expected), **params)  # f"{cost:.6f}"
     if same(got, expected * 1000):
         raise Fail("cost_per_1k", **params)
     if same(got, (prompt * price["output_per_1m"] + completion * price["input_per_1m"]) / 1_000_000):
@@ -166,7 +186,7 @@ def expect_cost_of_right(learner, usage: dict, price: dict, got_cost):
     except Fail:
         return  # cost_of is not what gave this cost
     expected = cost(usage["prompt_tokens"], usage["completion_tokens"], price)
-    expect(not same(got_cost, own) or same(own, expected), "cost_from_cost_of", got=shown(got_cost),
+    expect(not same_cost(got_cost, own) or same(own, expected), "cost_from_cost_of", got=quoted(got_cost),
            prompt=usage["prompt_tokens"], completion=usage["completion_tokens"], price=price_shown(price),
            expected=repr(expected))
 
@@ -373,12 +393,34 @@ def expect_record_step_right(learner, world, index: int, response: dict, step):
            own=shown(own), expected=step_shown(expected))
 
 
-def expect_within_budget(run, limit: int, reserve: int):
+def expect_own_fits_right(learner, request: int, spent: int, prompt: int, limit: int, reserve: int):
+    """The loop sent a request that did not fit, or stopped before one that did: when your own fits
+    decides so for these very numbers, the mistake is fits' (TODO 3.1), said as such, not the loop's."""
+    try:
+        own = learner.call("fits", spent, prompt, budget_arg(limit, reserve))
+    except Fail:
+        return  # fits is not what decided (its own checks say what is wrong with it)
+    needed = spent + prompt + reserve
+    if isinstance(own, bool) and own != (needed <= limit):
+        raise Fail("run_sent_by_fits" if own else "run_stopped_by_fits", request=request, spent=spent,
+                   prompt=prompt, reserve=reserve, needed=needed, limit=limit, got=own)
+
+
+def expect_stop_not_from_fits(learner, run, prompts: list[int], totals: list[int], limit: int):
+    """A run of the tour that stopped after n requests, the tour's own so far (their totals those of
+    the tour without a budget), before request n + 1, which fitted: not because your fits says no."""
+    sent = len(run.exchanges)
+    if sent < len(prompts) and [u["total_tokens"] for u in usages(run)] == totals[:sent]:
+        expect_own_fits_right(learner, sent + 1, sum(totals[:sent]), prompts[sent], limit, RESERVE)
+
+
+def expect_within_budget(learner, run, limit: int, reserve: int):
     """Every request sent fitted: what was spent before it + its prompt + the reserve <= limit."""
     spent, counted = 0, {"prompt_tokens": 0, "completion_tokens": 0}  # spent as a loop that adds one kind counts it
     for number, usage in enumerate(usages(run), start=1):
         needed = spent + usage["prompt_tokens"] + reserve
         if needed > limit:
+            expect_own_fits_right(learner, number, spent, usage["prompt_tokens"], limit, reserve)
             fits = [f"{f} ({own})" for f, own in sorted(counted.items(), key=lambda item: item[1])
                     if own + usage["prompt_tokens"] + reserve <= limit]
             expect(not fits, "spent_counts_one_kind", request=number, spent=spent, counts=" / ".join(fits))
@@ -434,7 +476,9 @@ def test_stops_before_the_budget(learner, world):
     prompts, totals = tour_numbers(learner, world)
     limit = totals[0] + totals[1] + prompts[2] + RESERVE - 1  # request 3 misses by one token
     run = run_agent(learner, world, "tour", budget_arg(limit))
-    expect_within_budget(run, limit, RESERVE)
+    expect_within_budget(learner, run, limit, RESERVE)
+    if len(run.exchanges) < 2:
+        expect_stop_not_from_fits(learner, run, prompts, totals, limit)
     expect(len(run.exchanges) == 2, "wrong_request_count", expected=2, got=len(run.exchanges))
     expect_budget_stop(run)
     expect_steps(learner, run, world)
@@ -448,6 +492,7 @@ def test_sends_what_fits(learner, world):
     limit = spent + prompts[2] + RESERVE  # request 3 fits exactly
     run = run_agent(learner, world, "tour", budget_arg(limit))
     if len(run.exchanges) < 3:
+        expect_stop_not_from_fits(learner, run, prompts, totals, limit)
         raise Fail("stopped_too_early", sent=len(run.exchanges), request=3, spent=spent, prompt=prompts[2],
                    reserve=RESERVE, limit=limit)
 
@@ -457,7 +502,7 @@ def test_sends_what_fits(learner, world):
 def test_budget_ends_an_endless_run(learner, world):
     limit = 2_500
     run = run_agent(learner, world, "endless", budget_arg(limit), 20)
-    expect_within_budget(run, limit, RESERVE)
+    expect_within_budget(learner, run, limit, RESERVE)
     spent = sum(u["total_tokens"] for u in usages(run))
     expect(spent <= limit, "over_budget", spent=spent, limit=limit)
     expect_budget_stop(run)
@@ -467,7 +512,7 @@ def test_budget_ends_an_endless_run(learner, world):
        zh="第一个请求就放不下：什么都不发送")
 def test_nothing_fits(learner, world):
     run = run_agent(learner, world, "one_quote", budget_arg(150))
-    expect_within_budget(run, 150, RESERVE)
+    expect_within_budget(learner, run, 150, RESERVE)
     expect(not run.exchanges, "wrong_request_count", expected=0, got=len(run.exchanges))
     expect_budget_stop(run)
     expect(run.answer.steps == [], "steps_count", got=shown(run.answer.steps), sent=0)

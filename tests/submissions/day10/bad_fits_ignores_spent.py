@@ -1,5 +1,8 @@
 # expect-lose: 3.1 4.1
-# why: fits() forgets what the run already spent: prompt_tokens + reply_reserve <= limit.
+# expect-keep: 1.1 1.2 2.1 5.1
+# expect-message: The mistake is in fits (TODO 3.1)
+# why: fits() forgets what the run already spent: prompt_tokens + reply_reserve <= limit. The loop is
+# why: right: 4.1 names fits as what let the request through.
 """Day 10 — tokens and cost: what each request uses, what it costs, and a budget that stops in time.
 
 Every Chat Completions response reports `usage`: the prompt tokens it read, the completion tokens

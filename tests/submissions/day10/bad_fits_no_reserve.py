@@ -1,8 +1,8 @@
 # expect-lose: 3.1 4.1
 # expect-keep: 1.1 1.2 2.1 5.1
-# expect-message: The reply is billed too
+# expect-message: The mistake is in fits (TODO 3.1)
 # why: Only the prompt is counted against the budget; the reply that comes back is billed too and
-# why: pushes the run over its limit.
+# why: pushes the run over its limit. The loop is right: 4.1 names fits, not the loop's spent.
 """Day 10 — tokens and cost: what each request uses, what it costs, and a budget that stops in time.
 
 Every Chat Completions response reports `usage`: the prompt tokens it read, the completion tokens
