@@ -377,6 +377,7 @@ def test_missing_tool_call_answered(learner, world):
             return  # execute_tool raises for a tool it lacks: TODO 1.2's checks say so
         raise
     expect(run.exchanges, "no_request")
+    expect_tool_offered(run)  # offered only the tools tool_impl holds, the model could call none
     expect_every_call_answered(run)
     explain_rejection(run)
     expect_answer(run, f"I could not look up {stock}")
@@ -580,6 +581,11 @@ def test_tools_sent(learner, world):
     except Fail:
         run = learner.runs[-1]
     expect(run.exchanges, "no_request")
+    expect_tool_offered(run)
+
+
+def expect_tool_offered(run):
+    """Every request offers get_quote, whatever tool_impl holds (README: tools=get_tools() with each)."""
     for number, exchange in enumerate(run.exchanges, start=1):
         tools = exchange.request.get("tools")
         expect(tools is None or isinstance(tools, list), "tools_not_a_list", request=number, got=shown(tools))
