@@ -86,6 +86,9 @@ def expect_read(learner, case: dict, key: str, **extra):
             raise Fail("docstring_colon", param=name, got=params[name], expected=text, doc=as_written(case["doc"]))
     if summary != case["summary"] and squashed(summary) == case["summary"]:  # the right words, still on their lines
         raise Fail("summary_lines_kept", got=repr(got[0]), expected=repr(case["summary"]), doc=as_written(case["doc"]))
+    if case.get("details") and " ".join(case["details"].split()[:3]) in squashed(summary):
+        raise Fail("summary_two_paragraphs", got=repr(got[0]), expected=repr(case["summary"]),  # the next paragraph too
+                   doc=as_written(case["doc"]))
     expect((summary, params) == (case["summary"], case["params"]), key, got=shown(got),
            doc=as_written(case["doc"]), expected=expected_pair(case), **extra)
 
@@ -93,6 +96,7 @@ def expect_read(learner, case: dict, key: str, **extra):
 @check("1.1", points=1, en="reads the summary and the Args section", zh="读出摘要和 Args 小节")
 def test_reads_summary_and_args(learner, world):
     expect_read(learner, world.docstrings["plain"], "docstring_wrong")
+    expect_read(learner, world.docstrings["described"], "docstring_wrong")  # a second paragraph before Args
 
 
 @check("1.1", points=1, en="joins a summary and a description that run over two lines",
@@ -105,7 +109,8 @@ def test_joins_wrapped_lines(learner, world):
 @check("1.1", points=1, en="stops at the next section: Returns and Raises hold no parameters",
        zh="读到下一个小节为止：Returns 和 Raises 里没有参数")
 def test_stops_at_next_section(learner, world):
-    expect_read(learner, world.docstrings["sections"], "docstring_sections")
+    for case in (world.docstrings["sections"], world.docstrings["raises_first"]):  # right after the last parameter
+        expect_read(learner, case, "docstring_sections", section=case["next"])
 
 
 @check("1.1", points=1, en="no Args section, or no docstring at all (None)", zh="没有 Args 小节，或者根本没有文档字符串（None）")
@@ -477,7 +482,8 @@ def test_wrong_types(learner, world):
                    type=json_type, arguments=as_json(arguments), got=shown(got))
 
 
-@check("1.3", points=1, en="true is a boolean, not an integer nor a number", zh="true 是布尔值，不是 integer，也不是 number")
+@check("1.3", points=1, en="true is a boolean, not an integer nor a number; 1 and 0 are no booleans",
+       zh="true 是布尔值，不是 integer，也不是 number；1 和 0 也不是布尔值")
 def test_bool_is_not_a_number(learner, world):
     for json_type in ("integer", "number"):
         fn, p = with_param(world.functions, lambda p: p["type"] == json_type)
@@ -485,6 +491,13 @@ def test_bool_is_not_a_number(learner, world):
         got = problems(learner, fn["parameters"], arguments)
         expect(named(got, p["name"]), "bool_accepted", name=p["name"], type=json_type,
                arguments=as_json(arguments))
+    # and the other way round: 1 == True and 0 == False in Python, so `value in (True, False)` takes them
+    fn, p = with_param(world.functions, lambda p: p["type"] == "boolean")
+    value = int(p["example"])
+    arguments = dict(full_arguments(fn), **{p["name"]: value})
+    got = problems(learner, fn["parameters"], arguments)
+    expect(named(got, p["name"]), "int_accepted_as_bool", name=p["name"], value=value,
+           arguments=as_json(arguments))
 
 
 @check("1.3", points=1, en="an integer is a number too", zh="整数也是 number")
@@ -501,8 +514,15 @@ def test_integer_is_a_number(learner, world):
 def test_not_a_dict(learner, world):
     fn = world.functions[0]
     text = json.dumps(full_arguments(fn), ensure_ascii=False)  # the JSON text, never parsed
-    got = problems(learner, fn["parameters"], text)
-    expect(got, "not_dict_accepted", arguments=repr(text), got=shown(got))
+    listed = list(full_arguments(fn).values())  # the values without their names, in order
+    for arguments, key in ((text, "not_dict_accepted"), (listed, "not_dict_list_accepted")):
+        got, failure = call_or_raised(learner, "validate_arguments", fn["parameters"], arguments)
+        shown_arguments = repr(arguments) if isinstance(arguments, str) else as_json(arguments)
+        if failure is not None:
+            raise Fail("not_dict_raised", detail=failure.detail, arguments=shown_arguments,
+                       type=failure.params.get("type", "?"), message=failure.params.get("message", ""))
+        expect(isinstance(got, list) and all(isinstance(p, str) for p in got), "problems_not_a_list", got=shown(got))
+        expect(got, key, arguments=shown_arguments, got=shown(got))
 
 
 @check("1.3", points=1, en="every problem at once", zh="一次报告全部问题")
@@ -580,7 +600,7 @@ def test_runs_the_tool(learner, world):
     v = values(world)
     arguments = {"total": v["total"] + 0.5, "people": v["people"], "tip_percent": v["tip"]}
     result = result_of(learner, "split_bill", arguments)
-    expected = round(arguments["total"] * (1 + v["tip"] / 100) / v["people"], 2)
+    expected = given_split_bill(**arguments)
     output = result.fields.get("output")
     same = isinstance(output, (int, float)) and not isinstance(output, bool) and math.isclose(output, expected)
     same = same or (isinstance(output, str) and output.strip() == str(expected))
@@ -615,16 +635,33 @@ def test_wrong_type_not_called(learner, world):
         expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
                got=shown(output), value=as_json(word))
         expect_failure(result, "send_message", arguments, "urgent")
-    # a call is seen by what it does: split_bill with people as text raises TypeError, and that
-    # error in the failure means the function ran before its arguments were checked
+    # a call is seen by what it does: split_bill with people as text raises its own TypeError, whose
+    # message (Python's, worked out here by running the given split_bill on the same arguments) no
+    # check of the arguments writes. In the failure, it means the function ran before they were
+    # checked; the word "TypeError" alone does not: a problem may be worded like Python's exceptions
     v = values(world)
     arguments = {"total": v["total"] + 0.5, "people": str(v["people"]), "tip_percent": v["tip"]}
     result = result_of(learner, "split_bill", arguments)
     if named(their_problems(learner, "split_bill", arguments), "people"):
-        error = str(result.fields.get("error"))
-        expect(not re.search(r"unsupported operand|TypeError", error), "tool_ran_unchecked", name="split_bill",
-               arguments=as_json(arguments), got=shown(result))
+        raised = raised_by(given_split_bill, arguments)
+        error = squashed(result.fields.get("error"))
+        expect(not (raised and squashed(raised) in error), "tool_ran_unchecked", name="split_bill",
+               arguments=as_json(arguments), got=shown(result), raised=raised)
         expect_failure(result, "split_bill", arguments, "people")
+
+
+def given_split_bill(total: float, people: int, tip_percent: int = 10) -> float:
+    """The given split_bill, as the lesson's file has it: what it raises is what the learner's raises."""
+    return round(total * (1 + tip_percent / 100) / people, 2)
+
+
+def raised_by(func, arguments: dict) -> str:
+    """The message of the exception func(**arguments) raises ("" if it raises none)."""
+    try:
+        func(**arguments)
+    except Exception as error:
+        return str(error)
+    return ""
 
 
 @check("1.4", points=1, en="an unknown argument: a failure that names it", zh="多出不认识的参数：失败结果里点出它的名字")
@@ -766,6 +803,11 @@ def test_refuses_huge_powers(learner, world):
         judge_refusal(learner, expression, got, failure)
 
 
+# A message that says what went wrong with a division by zero, in any words: zero or 0 (by 0, the
+# denominator is 0), a division or a divisor, a denominator; in Chinese 零, 除 (除以, 除数), 分母.
+ZERO_SAID = re.compile(r"zero|(?<![\d.])0(?![\d.]*[1-9])|divi[sd]|denominator|零|除|分母", re.IGNORECASE)
+
+
 @check("1.5", points=1, en="division by zero: ValueError saying so, not a crash",
        zh="除以零：抛出说明原因的 ValueError，而不是崩溃")
 def test_division_by_zero(learner, world):
@@ -778,8 +820,7 @@ def test_division_by_zero(learner, world):
     expect(kind != "ZeroDivisionError", "zero_escaped", detail=failure.detail, expression=expression)
     expect(failure.raised_a("ValueError"), "refusal_not_valueerror", detail=failure.detail, expression=expression,
            type=kind, message=message)
-    expect(re.search(r"zero|by 0|divisor|零|除以 ?0|除数", message, re.IGNORECASE), "zero_unclear", expression=expression,
-           message=message)
+    expect(ZERO_SAID.search(message), "zero_unclear", expression=expression, message=message)
 
 
 @check("1.5", points=1, en="text that is no expression: ValueError, not SyntaxError",
@@ -793,10 +834,13 @@ def test_not_an_expression(learner, world):
 def eval_calls(tree: ast.Module | None) -> list:
     """(name, line) of every use of eval() or exec() in the file: a call, but also the function
     taken by another name (f = eval, from builtins import eval as f), looked up by its name as text
-    (getattr(builtins, "ev" + "al")), or code compiled to run as it (compile(text, "", "eval"))."""
-    found = []
-    for node in ast.walk(tree or ast.Module(body=[], type_ignores=[])):
-        name = node.id if isinstance(node, ast.Name) else None
+    (getattr(builtins, "ev" + "al")), or code compiled to run as it (compile(text, "", "eval")).
+    A name the file binds itself (def eval(node), a parameter, an assignment, import … as eval) is
+    its own, not the builtin, where that binding is in scope."""
+    tree = tree or ast.Module(body=[], type_ignores=[])
+    found = [(node.id, node.lineno) for node in builtin_names(tree, BUILTIN_RUNNERS)]
+    for node in ast.walk(tree):
+        name = None
         if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) in ("builtins", "__builtins__"):
             name = node.attr  # builtins.eval; a method of the file's own (self.eval) is no builtin
         if isinstance(node, ast.Subscript):  # vars(builtins)["eval"]
@@ -804,13 +848,96 @@ def eval_calls(tree: ast.Module | None) -> list:
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr" and len(node.args) > 1:
             name = literal_text(node.args[1])
         if isinstance(node, ast.ImportFrom):
-            name = next((alias.name for alias in node.names if alias.name in ("eval", "exec")), None)
+            name = next((alias.name for alias in node.names if alias.name in BUILTIN_RUNNERS), None)
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "compile":  # builtins' (not re's)
             mode = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "mode"), None)
             name = "compile" if literal_text(mode) in ("eval", "exec") else None
-        if name in ("eval", "exec") or name == "compile" and isinstance(node, ast.Call):
+        if name in BUILTIN_RUNNERS or name == "compile" and isinstance(node, ast.Call):
             found.append((name, node.lineno))
+    return sorted(found, key=lambda use: use[1])
+
+
+BUILTIN_RUNNERS = ("eval", "exec")
+FUNCTION_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+SCOPES = FUNCTION_SCOPES + (ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def builtin_names(tree: ast.Module, wanted) -> list[ast.Name]:
+    """The names among `wanted` that the file reads where no binding of its own is in scope, so
+    that Python finds the builtin: Python's own scope rules (a def, a parameter, an assignment, an
+    import, … in the function or in one around it, or at module level; a class body's names do not
+    reach its methods). An assignment of the builtin itself (eval = eval) binds no name of the
+    file's: it is the builtin under its own name."""
+    found, bound = [], {}
+
+    def binds(scope) -> set:
+        if id(scope) not in bound:
+            bound[id(scope)] = names_bound(scope)
+        return bound[id(scope)]
+
+    def resolved(name: str, chain: list) -> bool:
+        return name in binds(chain[-1]) or any(
+            name in binds(scope) for scope in chain[:-1] if not isinstance(scope, ast.ClassDef))
+
+    todo = [(tree, [tree])]  # (node, the scopes it is in, outermost first): no recursion, however deep
+    while todo:
+        node, chain = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            outside = [*getattr(node, "decorator_list", []), *getattr(node, "bases", []),
+                       *(k.value for k in getattr(node, "keywords", []))]
+            if not isinstance(node, ast.ClassDef):  # defaults and annotations run where the def is
+                arguments = node.args
+                outside += [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+                outside += [a.annotation for a in all_arguments(arguments) if a.annotation is not None]
+                outside += [node.returns] if getattr(node, "returns", None) is not None else []
+            body = node.body if isinstance(node.body, list) else [node.body]
+            todo += [(item, chain) for item in outside] + [(item, [*chain, node]) for item in body]
+            continue
+        if isinstance(node, SCOPES):  # a comprehension: a scope of its own
+            chain = [*chain, node]
+        if isinstance(node, ast.Name) and node.id in wanted and isinstance(node.ctx, ast.Load):
+            if not resolved(node.id, chain):
+                found.append(node)
+        todo += [(child, chain) for child in ast.iter_child_nodes(node)]
     return found
+
+
+def all_arguments(arguments: ast.arguments) -> list[ast.arg]:
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+            *(a for a in (arguments.vararg, arguments.kwarg) if a is not None)]
+
+
+def names_bound(scope) -> set[str]:
+    """The names a scope binds itself: its parameters, the names its own statements assign, the
+    functions and classes it defines, its imports; not those of the scopes nested in it."""
+    names = {a.arg for a in all_arguments(scope.args)} if isinstance(scope, FUNCTION_SCOPES) else set()
+    if isinstance(scope, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        todo = [scope.body] if isinstance(scope, ast.Lambda) else list(ast.iter_child_nodes(scope))
+    else:
+        todo = list(scope.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue  # its body is a scope of its own
+        if isinstance(node, SCOPES) and node is not scope:
+            continue
+        aliased = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) else None
+        if isinstance(aliased, ast.Name) and aliased.id in BUILTIN_RUNNERS:
+            todo.append(aliased)  # eval = eval: the builtin under its own name, no binding
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def literal_text(node) -> str | None:

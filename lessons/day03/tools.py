@@ -40,8 +40,8 @@ def function(name: str, spec: dict, rng: random.Random, seed: int) -> dict:
         params.append({"name": param_name, "type": json_type, "text": text, "example": example,
                        "optional": "optional" in entry[4:]})
     properties = {p["name"]: {"type": p["type"], "description": p["text"]} for p in params}
-    return {"name": name, "summary": spec["summary"], "returns": spec["returns"], "raises": spec["raises"],
-            "params": params,
+    return {"name": name, "summary": spec["summary"], "details": spec["details"], "returns": spec["returns"],
+            "raises": spec["raises"], "params": params,
             "parameters": {"type": "object", "properties": properties,
                            "required": [p["name"] for p in params if not p["optional"]],
                            "additionalProperties": False}}
@@ -49,12 +49,14 @@ def function(name: str, spec: dict, rng: random.Random, seed: int) -> dict:
 
 def docstrings(functions: list[dict]) -> dict:
     """case -> {"doc": the docstring as func.__doc__ holds it, "summary": …, "params": {…}}."""
-    plain, wrapped, sections, short = functions[:4]
+    plain, wrapped, sections, short, described = functions[:5]
     return {
         "plain": read_as(plain, write(plain)),
+        "described": dict(read_as(described, write(described, described=True)), details=described["details"]),
         "wrapped": read_as(wrapped, write(wrapped, wrap=True)),
         "wrapped_colon": read_as(with_colon(wrapped), write(with_colon(wrapped), wrap=True)),
-        "sections": read_as(sections, write(sections, sections=True)),
+        "sections": dict(read_as(sections, write(sections, sections="Returns")), next="Returns"),
+        "raises_first": dict(read_as(sections, write(sections, sections="Raises")), next="Raises"),
         "summary_only": {"doc": short["summary"], "summary": short["summary"], "params": {}},
         "none": {"doc": None, "summary": "", "params": {}},
     }
@@ -72,21 +74,28 @@ def read_as(fn: dict, doc: str) -> dict:
     return {"doc": doc, "summary": fn["summary"], "params": {p["name"]: p["text"] for p in fn["params"]}}
 
 
-def write(fn: dict, wrap: bool = False, sections: bool = False) -> str:
+def write(fn: dict, wrap: bool = False, sections: str = "", described: bool = False) -> str:
     """The docstring of a function defined at module level, exactly as its __doc__ holds it: the
     first line right after the quotes, the others indented by four spaces, the closing quotes on
     a line of their own. `wrap`: the summary starts on the second line and runs over two lines,
-    and the longest parameter description over two. `sections`: Returns and Raises after Args,
-    Returns with no blank line before it (the Args section ends at a blank line or a dedent)."""
+    and the longest parameter description over two. `described`: a second paragraph, over two
+    lines, between the summary and Args: more about the function, no part of its summary.
+    `sections`: Returns and Raises after Args, the one named ("Returns" or "Raises") first, with no
+    blank line before it (the Args section ends at a blank line or a dedent)."""
     summary = halves(fn["summary"]) if wrap else [fn["summary"]]
     longest = max(fn["params"], key=lambda p: len(p["text"]))["name"]
-    lines = [*summary, "", "Args:"]
+    lines = [*summary, ""]
+    if described:
+        lines += [*halves(fn["details"]), ""]
+    lines.append("Args:")
     for p in fn["params"]:
         text = halves(p["text"]) if wrap and p["name"] == longest else [p["text"]]
         lines.append(f"    {p['name']}: {text[0]}")
         lines += [f"        {more}" for more in text[1:]]
     if sections:
-        lines += ["Returns:", f"    {fn['returns']}", "", "Raises:", f"    {fn['raises']}"]
+        parts = {"Returns": ["Returns:", f"    {fn['returns']}"], "Raises": ["Raises:", f"    {fn['raises']}"]}
+        first, second = sorted(parts, key=lambda name: name != sections)
+        lines += [*parts[first], "", *parts[second]]
     body = "\n".join(f"    {line}" if line else "" for line in lines[1:])
     doc = f"{lines[0]}\n{body}\n    "
     return f"\n    {doc}" if wrap else doc
