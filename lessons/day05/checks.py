@@ -247,13 +247,20 @@ def expect_cut(learner, reply: str):
            got=got, reply=reply)
 
 
-@check("2.1", points=1, en="cuts the Observation the model made up", zh="截掉模型编出来的 Observation")
-def test_cut_made_up_observation(learner, world):
+def expect_cuts_made_up_observation(learner, world):
+    """cut_reply cuts an Observation the model made up after its request: its job, which a check of
+    what it must leave alone counts only once done (returning every reply as it came leaves any reply
+    alone). The same failure in each check, said once."""
     v = world.scenarios["calculator"].values
     expression = f"{v['a']} + {v['b']} * {v['c']}"
     thought = f"I need to calculate {expression}."
     expect_cut(learner, request_text(thought, "Calculator", expression)
                + f"\nObservation: {imagined('Calculator', expression)}")
+
+
+@check("2.1", points=1, en="cuts the Observation the model made up", zh="截掉模型编出来的 Observation")
+def test_cut_made_up_observation(learner, world):
+    expect_cuts_made_up_observation(learner, world)
 
 
 @check("2.1", points=1, en="cuts a made-up Final Answer, after a made-up Observation or straight after the request",
@@ -294,6 +301,7 @@ def test_cut_any_spelling(learner, world):
 
 @check("2.1", points=1, en="a reply with no Observation comes back whole", zh="没有 Observation 的回复原样返回")
 def test_cut_leaves_clean_replies(learner, world):
+    expect_cuts_made_up_observation(learner, world)
     city = world.scenarios["fahrenheit"].values["hot_city"]
     report = world.weather[city]
     celsius = first_number(report)

@@ -70,8 +70,42 @@ def test_tool_failure_is_an_observation(learner, world):
 
 # ---------------------------------------------------------------- TODO 1.2 current_time
 
+def listed(items: list[str], most: int = 3) -> str:
+    return ", ".join(repr(item) for item in items[:most]) + (", …" if len(items) > most else "")
+
+
 def moment(timestamp: float, zone) -> str:
     return datetime.fromtimestamp(timestamp, zone).strftime("%Y-%m-%d %H:%M")
+
+
+# A date and time as the README writes it, and a time of day alone (14:30, 14:30:00, 2:30 PM, 下午2:30);
+# not a zone's offset (+08:00, UTC-05:00), which is no time.
+STAMP = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?!\d)")
+CLOCK_TIME = re.compile(r"(上午|下午|晚上|凌晨|早上|中午)?\s*(?<![\d:+\-−])(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?![\d:])"
+                        r"(?:\s*([AaPp])\.?\s?[Mm]\b\.?)?")
+
+
+# One time besides Beijing's is more said (the same moment in UTC, for the reader): several are a
+# list of zones, the Beijing one among them, which a file that never converts can print.
+OTHER_TIMES_ALLOWED = 1
+
+
+def other_times(text: str, timestamp: float) -> list[str]:
+    """The dates and times `text` holds besides the moment in Beijing: the same clock rendered in
+    other zones (an output that lists every zone holds the Beijing one too), or another time."""
+    beijing = datetime.fromtimestamp(timestamp, BEIJING)
+    others = [m.group(0) for m in STAMP.finditer(text)
+              if tuple(int(g) for g in m.groups()) != (beijing.year, beijing.month, beijing.day, beijing.hour,
+                                                        beijing.minute)]
+    for m in CLOCK_TIME.finditer(text):
+        before, hour, minute, half = m.group(1), int(m.group(2)), int(m.group(3)), (m.group(4) or "").lower()
+        if half or before in ("上午", "凌晨", "早上"):  # 12-hour: 12 AM is 0, 2 PM is 14
+            hour = hour % 12 + (12 if half == "p" else 0)
+        elif before in ("下午", "晚上") and hour < 12 or before == "中午" and hour < 11:
+            hour += 12
+        if (hour, minute) != (beijing.hour, beijing.minute) and m.group(0).strip() not in " ".join(others):
+            others.append(m.group(0).strip())
+    return others
 
 
 def expect_time(learner, clock: str, timestamp: float):
@@ -79,6 +113,10 @@ def expect_time(learner, clock: str, timestamp: float):
     expect(isinstance(got, str), "not_a_string", func="current_time", got=shown(got))
     expected = moment(timestamp, BEIJING)
     if expected in got:
+        # the right time among others (every zone, in case): the model can't tell which one is Beijing's
+        others = other_times(got, timestamp)
+        expect(len(others) <= OTHER_TIMES_ALLOWED, "time_among_others", got=got, expected=expected,
+               others=listed(others))
         return
     if moment(timestamp, timezone.utc) in got:
         raise Fail("time_utc", got=got, expected=expected)
@@ -121,10 +159,17 @@ def weather_request(world, scenario="weather"):
     return request_text(story.render(call.thought, []), "get_weather", city), city, story.render(call.guess, [])
 
 
-@check("2.1", points=1, en="a made-up Observation after the request is cut off", zh="请求后面编造的 Observation 被截掉")
-def test_cut_made_up_observation(learner, world):
+def expect_cuts_made_up_observation(learner, world):
+    """cut_reply cuts an Observation the model made up after its request: its job, which a check of
+    what it must leave alone counts only once done (returning every reply as it came leaves any reply
+    alone). The same failure in each check, said once."""
     request, _, guess = weather_request(world)
     expect_cut(learner, f"{request}\nObservation: {guess}", request, key="cut_kept_made_up", tool="get_weather")
+
+
+@check("2.1", points=1, en="a made-up Observation after the request is cut off", zh="请求后面编造的 Observation 被截掉")
+def test_cut_made_up_observation(learner, world):
+    expect_cuts_made_up_observation(learner, world)
 
 
 @check("2.1", points=1, en="a made-up Final Answer after the request is cut off, with or without an Observation",
@@ -162,6 +207,7 @@ def test_cut_observation_without_request(learner, world):
 @check("2.1", points=1, en="a Final Answer, prose, and a request with nothing after it come back whole",
        zh="Final Answer、普通文字、后面什么都没有的请求，都原样返回")
 def test_cut_keeps_answers(learner, world):
+    expect_cuts_made_up_observation(learner, world)
     city = world.scenarios["weather"].values["city"]
     request, _, _ = weather_request(world)  # its Action Input the reply's last line, with no newline after it
     for reply in (answer_text("I now know the final answer.", f"{city}今天{world.weather[city]}。\n- 带伞？不用。"),
@@ -186,10 +232,17 @@ def expect_parsed(learner, reply, expected):
     expect(ok, "parse_wrong", got=shown(got), reply=reply, expected=repr(expected))
 
 
-@check("2.2", points=1, en="a request: thought, action and input", zh="请求：读出 thought、action 和 input")
-def test_parse_request(learner, world):
+def expect_reads_a_request(learner, world):
+    """parse_reply reads a request: its job, which a check of what it must refuse (None) counts only
+    once done (a parse_reply that returns None for everything refuses anything). The same failure in
+    each check, said once."""
     request, city, _ = weather_request(world)
     expect_parsed(learner, request, (read_thought(request), "get_weather", city))
+
+
+@check("2.2", points=1, en="a request: thought, action and input", zh="请求：读出 thought、action 和 input")
+def test_parse_request(learner, world):
+    expect_reads_a_request(learner, world)
     v = world.scenarios["misspelt"].values
     expression = f"{v['a']} * {v['b']} + {v['c']}"
     expect_parsed(learner, f"Action: calculate\nAction Input: {expression}", ("", "calculate", expression))
@@ -208,6 +261,7 @@ def test_parse_final_answer(learner, world):
 
 @check("2.2", points=1, en="prose that follows no format: None", zh="不合格式的普通文字：返回 None")
 def test_parse_prose(learner, world):
+    expect_reads_a_request(learner, world)
     story = world.scenarios["off_format"]
     reply = story.render(story.turns[0][0].off_format, [])
     got, ok = parsed(learner, reply)
@@ -217,6 +271,7 @@ def test_parse_prose(learner, world):
 @check("2.2", points=1, en="half a request (an Action with no Action Input): None",
        zh="半个请求（有 Action 没有 Action Input）：返回 None")
 def test_parse_half_request(learner, world):
+    expect_reads_a_request(learner, world)
     nowhere = world.scenarios["unknown_city"].values["nowhere"]
     reply = f"Thought: I should look up the weather in {nowhere}.\nAction: get_weather(\"{nowhere}\")"
     got, ok = parsed(learner, reply)
@@ -426,9 +481,13 @@ def test_knowledge(learner, world):
 def test_time(learner, world):
     run = run_agent(learner, world, "time")
     expected = moment(world.clock, BEIJING)
-    if not (isinstance(run.answer, str) and expected in run.answer):
+    if not (isinstance(run.answer, str) and expected in run.answer
+            and len(other_times(run.answer, world.clock)) <= OTHER_TIMES_ALLOWED):
         expect_time(learner, "clock", world.clock)  # the tool's time wrong already: current_time's failure (TODO 1.2)
     expect_answer(learner, run, expected)
+    others = other_times(run.answer, world.clock)
+    expect(len(others) <= OTHER_TIMES_ALLOWED, "time_answer_among_others", got=run.answer, expected=expected,
+           others=listed(others))
 
 
 @check("3.1", points=1, en="a first reply out of format: the agent tells the model the format, and recovers",

@@ -357,10 +357,10 @@ def test_config_optional(learner, world):
     bare = load_config(learner, env_of(world))
     expect(bare.fields.get("fallback_model") is None, "config_field_wrong", field="fallback_model",
            variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
-    default = constant(learner, "DEFAULT_TIMEOUT", 30.0)
     timeout = bare.fields.get("timeout")
-    expect(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == default,
-           "timeout_default_lost", got=shown(timeout), expected=f"{default:g}")
+    if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == DEFAULT_TIMEOUT):
+        expect_readme_constant(learner, "DEFAULT_TIMEOUT", timeout=shown(timeout))
+        raise Fail("timeout_default_lost", got=shown(timeout), expected=f"{DEFAULT_TIMEOUT:g}")
 
 
 REFUSED = {"OPENAI_API_KEY": "api_key", "OPENAI_MODEL": "model", "OPENAI_TIMEOUT": "timeout"}  # variable: field
@@ -543,11 +543,22 @@ def delay(learner, attempt_number, retry_after=None) -> float:
     return float(got)
 
 
-def constant(learner, name: str, default: float) -> float:
-    """A number the learner's file sets at module level (its own BASE_DELAY, MAX_DELAY), else the
-    lesson's: the formula is checked with the file's constants, as the README writes it."""
+# The README sets these numbers, and the exercise file gives them so: the backoff is "1 s, 2 s, 4 s,
+# 8 s…, capped (30 s here)", and an unset OPENAI_TIMEOUT is 30 seconds. The checks judge the waits and
+# the default against them, never against the file's own copy: a file that sets MAX_DELAY = BASE_DELAY
+# (no backoff at all) or both to 0 (no wait at all) would pass with any retry_delay of the same shape.
+BASE_DELAY = 1.0
+MAX_DELAY = 30.0
+DEFAULT_TIMEOUT = 30.0
+README_CONSTANTS = {"BASE_DELAY": BASE_DELAY, "MAX_DELAY": MAX_DELAY, "DEFAULT_TIMEOUT": DEFAULT_TIMEOUT}
+
+
+def expect_readme_constant(learner, name: str, **params):
+    """For a check that failed: a file that sets `name` to another number than the README's says so,
+    the cause of the failure, rather than what the number it set did to the check."""
     found = learner.constant(name, (int, float))
-    return default if found is None else float(found)
+    if found is not None and float(found) != README_CONSTANTS[name]:
+        raise Fail(name.lower() + "_changed", got=f"{float(found):g}", expected=f"{README_CONSTANTS[name]:g}", **params)
 
 
 JITTER = 0.2  # the README allows random jitter of ±20% around each backoff wait
@@ -598,43 +609,66 @@ def near(wait: float, expected: float) -> bool:
 
 
 def backoff(learner, attempt_number: int) -> float:
-    """The README's wait after `attempt_number` failed attempts, with the file's own constants."""
-    base, cap = constant(learner, "BASE_DELAY", 1.0), constant(learner, "MAX_DELAY", 30.0)
-    return min(cap, base * 2 ** (attempt_number - 1))
+    """The README's wait after `attempt_number` failed attempts, with the README's constants."""
+    return min(MAX_DELAY, BASE_DELAY * 2 ** (attempt_number - 1))
 
 
 @check("2.2", points=1, en="exponential backoff: BASE_DELAY, then twice as long each time, at most MAX_DELAY",
        zh="指数退避：先等 BASE_DELAY，之后每次加倍，最多 MAX_DELAY")
 def test_backoff(learner, world):
-    base, cap = constant(learner, "BASE_DELAY", 1.0), constant(learner, "MAX_DELAY", 30.0)
+    try:
+        expect_backoff(learner)
+    except Fail:  # judged with the README's numbers: a file that set others is told so, the cause
+        expect_readme_constant(learner, "BASE_DELAY")
+        expect_readme_constant(learner, "MAX_DELAY")
+        raise
+
+
+def expect_backoff(learner):
+    """retry_delay(1…4) and retry_delay(30) without a header: 1, 2, 4, 8 and 30 seconds (the README's
+    BASE_DELAY and MAX_DELAY), each within ±20% if it jitters; the waits grow with the attempt."""
+    base, cap = f"{BASE_DELAY:g}", f"{MAX_DELAY:g}"
     drawn = [delays(learner, n) for n in (1, 2, 3, 4)]
     expected = [backoff(learner, n) for n in (1, 2, 3, 4)]
     if any(len(draws) > 1 for draws in drawn):  # random jitter: every draw within ±20%, none quoted
+        # the waits grow with the attempt: each attempt's draws, on average, well above the one before's
+        # (a doubling; jitter too wide around it is said next)
+        expect(middle(drawn[0]) > 0 and all(middle(b) > middle(a) and apart(a, b) for a, b in zip(drawn, drawn[1:])),
+               "no_backoff_random")
         expect(all(near(w, e) for draws, e in zip(drawn, expected) for w in draws), "backoff_jitter_wide",
-               call="retry_delay(1…4)", expected=", ".join(f"{e:g}" for e in expected), base=f"{base:g}",
-               cap=f"{cap:g}")
+               call="retry_delay(1…4)", expected=", ".join(f"{e:g}" for e in expected), base=base, cap=cap)
     else:
         waits = [draws[0] for draws in drawn]
         shown_waits = ", ".join(f"{w:g}" for w in waits)
         expect(waits[0] > 0 and all(b > a for a, b in zip(waits, waits[1:])), "no_backoff", waits=shown_waits)
         expect(all(near(w, e) for w, e in zip(waits, expected)), "backoff_formula", waits=shown_waits,
-               expected=", ".join(f"{e:g}" for e in expected), base=f"{base:g}")
+               expected=", ".join(f"{e:g}" for e in expected), base=base)
     far = delays(learner, 30)
     if len(far) > 1:  # random jitter: every draw within ±20% of the cap, none quoted
-        expect(all(near(w, cap) for w in far), "backoff_jitter_wide", call="retry_delay(30)", expected=f"{cap:g}",
-               base=f"{base:g}", cap=f"{cap:g}")
+        expect(all(near(w, MAX_DELAY) for w in far), "backoff_jitter_wide", call="retry_delay(30)", expected=cap,
+               base=base, cap=cap)
         return
     far = far[0]
-    expect(far <= cap * (1 + JITTER), "backoff_unbounded", wait=f"{far:g}", cap=f"{cap:g}")
-    expect(near(far, cap), "backoff_cap_wrong", wait=f"{far:g}", cap=f"{cap:g}")
+    expect(far <= MAX_DELAY * (1 + JITTER), "backoff_unbounded", wait=f"{far:g}", cap=cap)
+    expect(near(far, MAX_DELAY), "backoff_cap_wrong", wait=f"{far:g}", cap=cap)
+
+
+LONGER = int(MAX_DELAY * 4)  # a Retry-After longer than the backoff's cap: a server may ask for that
 
 
 @check("2.2", points=1, en="a Retry-After header is honoured", zh="遵守 Retry-After 头")
 def test_retry_after(learner, world):
-    longer = int(constant(learner, "MAX_DELAY", 30.0) * 4)  # a server may ask for longer than backoff's cap
-    for wanted in (endpoint(world)["retry_after"], longer):
+    expect_retry_after_read(learner, world)
+
+
+def expect_retry_after_read(learner, world):
+    """retry_delay(n, header) waits at least what a readable header says, and the header is what
+    sets it: a longer Retry-After, a longer wait (a wait long enough for any header, the same for all,
+    reads none)."""
+    waits = {}
+    for wanted in (endpoint(world)["retry_after"], LONGER):
         for attempt_number in (1, 2):
-            got = delays(learner, attempt_number, str(wanted))
+            got = waits[wanted, attempt_number] = delays(learner, attempt_number, str(wanted))
             if len(got) > 1:  # random: the header ignored (the backoff's jitter), or jittered itself
                 expect(apart(got, delays(learner, attempt_number)), "retry_after_ignored_random",
                        attempt=attempt_number, retry_after=wanted)
@@ -643,13 +677,25 @@ def test_retry_after(learner, world):
                 continue
             expect(got[0] >= wanted, "retry_after_ignored", attempt=attempt_number, retry_after=wanted,
                    got=f"{got[0]:g}")
+    for attempt_number in (1, 2):
+        short, long = waits[endpoint(world)["retry_after"], attempt_number], waits[LONGER, attempt_number]
+        moved = apart(short, long) if len(short) > 1 or len(long) > 1 else long[0] > short[0]
+        expect(moved, "retry_after_not_read", attempt=attempt_number, short=endpoint(world)["retry_after"],
+               long=LONGER)
 
 
 @check("2.2", points=1, en="a Retry-After it can't read as seconds: backoff, no crash",
        zh="读不懂的 Retry-After（不是秒数）：退回指数退避，不要崩溃")
 def test_retry_after_date(learner, world):
+    # the header's other form counts once the seconds are read: a retry_delay that reads no header at
+    # all (return 1.0) never crashes on a date either. The same failure as the check above, said once.
+    expect_retry_after_read(learner, world)
     got = delay(learner, 2, HTTP_DATE)
     expect(got > 0, "bad_retry_after_delay", retry_after=HTTP_DATE, got=f"{got:g}")
+    # the backoff: what retry_delay gives with no header at all
+    dated, bare = delays(learner, 2, HTTP_DATE), delays(learner, 2)
+    same = not apart(dated, bare) if len(dated) > 1 or len(bare) > 1 else near(dated[0], bare[0])
+    expect(same, "retry_after_date_not_backoff", retry_after=HTTP_DATE)
 
 
 # ---------------------------------------------------------------- TODO 2.3 complete
@@ -964,6 +1010,14 @@ def test_down_without_fallback(learner, world):
         expect_complete_gives_up(learner, world)
         expect(failure is not None, "down_swallowed", got=shown(run.answer))
         raise Fail("not_model_unavailable", type=failure.params["type"], message=failure.params["message"])
+    expect_asked_first(run, failure)
+
+
+def expect_asked_first(run, failure):
+    """An error that reaches the caller is the server's, passed on: the model was asked first. One
+    raised before any request (raise ModelUnavailable, and no loop at all) reports an outage, or a
+    wrong key, that nobody saw."""
+    expect(run.exchanges, "error_without_request", type=failure.params["type"], message=failure.params["message"])
 
 
 @check("3.1", points=1, en="a wrong key (401) with a fallback configured: no switch, the error reaches the caller",
@@ -977,6 +1031,7 @@ def test_wrong_key_no_switch(learner, world):
                         tries=models.index(e["fallback_model"]))
     expect(e["fallback_model"] not in models, "switched_on_401", fallback=e["fallback_model"])
     expect(failure is not None, "no_clear_error", got=shown(run.answer), answers=len(run.exchanges))
+    expect_asked_first(run, failure)
 
 
 @check("3.1", points=1, en="a reply out of format: the reply, then FORMAT_REMINDER, and the model recovers",

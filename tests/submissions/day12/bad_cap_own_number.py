@@ -1,6 +1,6 @@
 # expect-lose: 2.2
 # expect-keep: 1.1 1.2 2.1 2.3
-# expect-message: cap the backoff with MAX_DELAY (30 s in your file)
+# expect-message: cap the backoff with MAX_DELAY (30 s, as the README sets it)
 # why: The backoff is capped at a number of its own, two minutes, not at MAX_DELAY (30 s).
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
