@@ -627,6 +627,17 @@ def test_really_uses_model_and_tools(learner, world):
     explain_transcript(run, learner)
     expect_stopped_at_final(learner, run)
     expect_steps_oldest_first(learner, world, run)
+    expect_requests_run(run)
+    # a number of the model's choosing, in its reply alone: the loop must read what the model asks
+    picked = run_agent(learner, world, "pick")
+    expect_requests_run(picked)
+    v = world.scenarios["pick"].values
+    expect_answer(learner, picked, str(v["pick"] * v["pick"]))
+
+
+def expect_requests_run(run):
+    """Each tool call the model asked for ran, with the input it wrote, and its real result is in
+    the prompts after it."""
     for index, exchange in enumerate(run.exchanges):
         if (request := read_request(exchange.reply)) is None:
             continue
