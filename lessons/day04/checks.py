@@ -14,7 +14,8 @@ from validator.checking import Fail, Record, calculate, check, expect, imagined,
 LABELS = ("Thought", "Action", "Action Input", "Observation", "Final Answer")
 
 # How models write a label line: the case of the label, and what surrounds it and its colon.
-CASES = (lambda s: s, str.lower, str.upper, lambda s: s.replace(" ", "_"), str.title)
+CASES = (lambda s: s, str.lower, str.upper, lambda s: s.replace(" ", "_"), str.title,
+         str.capitalize)  # sentence case: "Final answer", "Action input"
 LAYOUTS = ("{label}: {value}", "{label}:{value}", "{label} : {value}", "  {label}:   {value}",
            "{label}：{value}", "**{label}:** {value}", "**{label}**: {value}")
 
@@ -35,6 +36,16 @@ def spelled(label: str, value: str, spellings: Spellings) -> str:
     first, *more = value.split("\n")
     line = next(spellings.layouts).format(label=next(spellings.cases)(label), value=first).rstrip()
     return "\n".join([line, *more])
+
+
+def mixed_case(label: str, rng: random.Random) -> str:
+    """The label in a case drawn letter by letter ("aCtIoN iNpuT"): none of the usual ones, so a parser
+    that lists the cases it knows instead of comparing in lower case fails it."""
+    usual = {label, label.lower(), label.upper(), label.title(), label.capitalize(), label.swapcase()}
+    while True:
+        written = "".join(c.upper() if rng.random() < 0.5 else c.lower() for c in label)
+        if written not in usual:
+            return written
 
 
 def numbers(world) -> dict:
@@ -86,8 +97,16 @@ def as_pairs(value):
 
 
 def same_fields(got, expected) -> bool:
+    """The same fields, values compared line by line without the spaces at their ends (an indented line
+    of a value may keep its indent or not); each value stripped as a whole, as the lesson says."""
     pairs = as_pairs(got)
-    return pairs is not None and [(l, norm(v)) for l, v in pairs] == [(l, norm(v)) for l, v in expected]
+    return (pairs is not None and [(l, norm(v)) for l, v in pairs] == [(l, norm(v)) for l, v in expected]
+            and all(v == v.strip() for _, v in pairs))
+
+
+def unstripped(got):
+    """The first value the learner's fields keep spaces or blank lines around, else None."""
+    return next((v for _, v in as_pairs(got) or [] if v != v.strip()), None)
 
 
 def shown_pair(pair) -> str:
@@ -112,13 +131,17 @@ def run_agent(learner, world, scenario):
 def expect_split(learner, line: str, expected, key: str = "split_wrong"):
     got = learner.call("split_label", line)
     pair = isinstance(got, (tuple, list)) and len(got) == 2 and all(isinstance(x, str) for x in got)
-    ok = got is None if expected is None else pair and got[0] == expected[0] and got[1].strip() == expected[1]
+    ok = got is None if expected is None else pair and got[0] == expected[0] and got[1] == expected[1]
     if ok:
         return
     written = reference_head(line)  # the word(s) before the colon, as the line spells them
     if pair and got[0] != written and written.lower().startswith(got[0].lower()):
         raise Fail("split_prefix", line=line, got=shown(got), expected=shown_pair(expected),
                    longer=written, shorter=got[0])  # a label taken for the start of a longer word
+    if pair and expected and got[0] == expected[0] and got[1].strip() == expected[1]:  # README: ("Action", "Weather")
+        raise Fail("split_not_stripped", line=line, got=shown(got), expected=shown_pair(expected))
+    if got is None and expected and expected[1] == "":
+        raise Fail("split_empty_value", line=line, got=shown(got), expected=shown_pair(expected))
     raise Fail(key, line=line, got=shown(got), expected=shown_pair(expected))
 
 
@@ -139,7 +162,15 @@ def test_split_case_and_spacing(learner, world):
         ("final answer:3 + 5 * 2 = 13", ("Final Answer", "3 + 5 * 2 = 13")),
         ("Observation : 13", ("Observation", "13")),
         ("Final Answer: The train leaves at 10:30.", ("Final Answer", "The train leaves at 10:30.")),  # the value's own colon
+        ("Action Input:", ("Action Input", "")),  # nothing after the colon: an empty input, still a label line
+        (f"Action  Input: {v['city']}", ("Action Input", v["city"])),  # two spaces inside the label
+        (f"Final _Answer: {v['result']}", ("Final Answer", v["result"])),
+        (f"Final answer: {v['expr']} = {v['result']}", ("Final Answer", f"{v['expr']} = {v['result']}")),  # sentence case
+        (f"Action input: {v['expr']}", ("Action Input", v["expr"])),
     ]
+    rng = random.Random(f"day04:mixed:{world.seed}")
+    rows += [(f"{mixed_case('Action', rng)}: Weather", ("Action", "Weather")),
+             (f"{mixed_case('Action Input', rng)}: {v['city']}", ("Action Input", v["city"]))]
     spellings = Spellings(world, "split")
     values = {"Thought": f"I need to calculate {v['expr']}.", "Action": "Calculator",
               "Action Input": v["expr"], "Observation": v["result"],
@@ -161,6 +192,7 @@ def test_split_full_width_and_bold(learner, world):
         (f"**Final Answer**: {v['expr']} = {v['result']}", ("Final Answer", f"{v['expr']} = {v['result']}")),
         (f"Action Input：{v['hot_city']}", ("Action Input", v["hot_city"])),
         (f"Final Answer：{v['city']} 的火车 {v['a']}:30 出发", ("Final Answer", f"{v['city']} 的火车 {v['a']}:30 出发")),
+        ("**Action Input:**", ("Action Input", "")),  # an empty input, in bold
     ]
     for line, expected in rows:
         expect_split(learner, line, expected)
@@ -188,6 +220,9 @@ def expect_fields(learner, reply: str, key: str = "fields_wrong"):
     if same_fields(got, expected):
         return
     expect_lines_split(learner, reply)
+    value = unstripped(got)
+    if value is not None and [(l, norm(v)) for l, v in as_pairs(got)] == [(l, norm(v)) for l, v in expected]:
+        raise Fail("fields_not_stripped", got=shown(got), reply=reply, expected=shown(expected), value=value)
     raise Fail(key, got=shown(got), reply=reply, expected=shown(expected))
 
 
@@ -201,7 +236,7 @@ def expect_lines_split(learner, reply: str):
             break
         right = split is None if wanted is None else (
             isinstance(split, (tuple, list)) and len(split) == 2 and tuple(split)[0] == wanted[0]
-            and norm(tuple(split)[1]) == norm(wanted[1]))  # the value too: "3 + 5  2" is not "3 + 5 * 2"
+            and tuple(split)[1] == wanted[1])  # the value too: "3 + 5  2" is not "3 + 5 * 2", "  x" is not "x"
         if not right:
             raise Fail("because_split_label", line=line, got=shown(split), expected=shown_pair(wanted))
 
@@ -237,6 +272,9 @@ def test_fields_multiline(learner, world):
     expect_fields(learner, "\n".join([spelled("Action", "Knowledge", spellings),
                                       spelled("Action Input", f"{v['keyword']}\nand how it began", spellings)]),
                   key="fields_one_line")
+    # blank lines between the fields and at the end: around a value, not inside it
+    expect_fields(learner, f"Thought: I know it now.\n\nFinal Answer:   {v['expr']} = {v['result']}\n\n",
+                  key="fields_one_line")
 
 
 @check("1.2", points=1, en="lines before the first label belong to no field",
@@ -250,6 +288,26 @@ def test_fields_prose_before_labels(learner, world):
 
 
 # ---------------------------------------------------------------- TODO 2.1 format_error
+
+# What a message says is missing: a label right after a word of negation ("no 'Action:' line", "is not
+# followed by an Action Input", "without an Action", "缺少 Action Input", "前面没有Action行"). A message
+# that says the line the reply has is missing sends the model to rewrite the wrong line.
+NEGATION = r"(?:\b(?:no|not|without|missing|lacks?|lacking|neither|nor|never|absent)\b|n['’]t\b|没有|缺少|缺了|缺|少了|无(?!法)|未|忘了|忘记)"
+FILLER = (r"(?:[\s'\"`“”‘’*<(\[:：]|\b(?:a|an|the|any|its|your|one|single|such|preceding|following|followed|"
+          r"preceded|by|prior|matching|corresponding|separate|proper|valid)\b)*")
+CLAIM = re.compile(NEGATION + FILLER + r"(?:[\u4e00-\u9fff]{0,6}" + FILLER + r")?"
+                   r"(action[\s_]*input|action|final[\s_]*answer|thought|observation)(?![A-Za-z])", re.IGNORECASE)
+
+
+def claimed_missing(message: str) -> set:
+    """The labels a message says are missing, spelt as in LABELS."""
+    return {" ".join(re.split(r"[\s_]+", m.group(1))).title() for m in CLAIM.finditer(message)}
+
+
+def expect_not_claimed(got: str, labels: list, present: str, missing: str):
+    expect(present not in claimed_missing(got), "error_claims_present", labels=labels, got=shown(got),
+           present=present, missing=missing)
+
 
 def error_of(learner, labels: list[str]):
     return learner.call("format_error", labels)
@@ -267,6 +325,7 @@ def test_error_missing_input(learner, world):
         expect(is_message(got), "error_missing_input", labels=labels, got=shown(got))
         expect("action input" in got.lower(), "error_not_named", labels=labels, got=shown(got),
                label="Action Input")
+        expect_not_claimed(got, labels, present="Action", missing="Action Input")
 
 
 @check("2.1", points=1, en="an Action Input with no Action before it: a message",
@@ -279,6 +338,7 @@ def test_error_missing_action(learner, world):
         # there: Python counts a Chinese character as a word's)
         named = re.search(r"(?<![A-Za-z])action(?![A-Za-z])(?![\s_]*input)", got, re.IGNORECASE)
         expect(named, "error_not_named", labels=labels, got=shown(got), label="Action")
+        expect_not_claimed(got, labels, present="Action Input", missing="Action")
 
 
 @check("2.1", points=1, en="neither an Action nor a Final Answer: a message that names both",
@@ -370,6 +430,13 @@ def test_parse_request(learner, world):
     first = f"The user asks about {v['city']}."
     expect_parsed(learner, f"Thought: {first}\nThought: The Weather tool knows.\nAction: Weather\n"
                            f"Action Input: {v['city']}", wanted(first, "Weather", v["city"]), key="parse_first_thought")
+    expect_parsed(learner, f"Thought: I need to calculate {v['expr']}.\nAction: Calculator\nAction: Knowledge\n"
+                           f"Action Input: {v['expr']}",
+                  wanted(f"I need to calculate {v['expr']}.", "Calculator", v["expr"]), key="parse_first_action")
+    given = f"{v['keyword']}\nand who uses it"  # an input over two lines, no fence
+    expect_parsed(learner, f"Thought: I will look it up.\nAction: Knowledge\nAction Input: {given}\n"
+                           f"Observation: {v['guess']}",
+                  wanted("I will look it up.", "Knowledge", given), key="parse_input_lines")
     spellings = Spellings(world, "request")
     for tool, given in (("Calculator", v["expr"]), ("Weather", v["city"]), ("Knowledge", v["keyword"])):
         thought = f"I will ask the {tool} about {given}."
@@ -443,6 +510,8 @@ def test_parse_quoted_input(learner, world):
             (f"\n```\n{v['expr']}\n```", "Calculator", v["expr"]),
             (f"‘{v['city']}’", "Weather", v["city"]),
             (f"\"what is '{v['keyword']}'\"", "Knowledge", f"what is '{v['keyword']}'"),  # its own quotes stay
+            (f"\"'{v['keyword']}'\"", "Knowledge", f"'{v['keyword']}'"),  # two pairs: one comes off
+            (f"'“{v['city']}”'", "Weather", f"“{v['city']}”"),
             (f"\"{v['keyword']}\" or '{v['city']}'", "Knowledge", f"\"{v['keyword']}\" or '{v['city']}'")]  # ends that don't pair
     for written, tool, given in rows:
         reply = f"Thought: I will use the {tool}.\nAction: {tool}\nAction Input: {written}"
