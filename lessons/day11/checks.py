@@ -8,10 +8,12 @@ the grader holds them at a barrier until all have arrived, then ends them in an 
 its second call while the first is held. No round is timed, so a busy machine changes nothing.
 
 Numbers come from `world`, so with another seed every expected value changes."""
+import ast
 import json
 
-from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_own_fallback,
-                                expect_turns_sent_back, learner_object, parse_json, quoted, registry_arg, shown)
+from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_fresh_start,
+                                expect_own_fallback, expect_turns_sent_back, learner_object, parse_json, quoted,
+                                registry_arg, shown)
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
 SCREEN = ["AAPL", "NVDA", "MSFT", "AMZN", "GOOG"]  # the screen scenario's tickers
@@ -45,14 +47,160 @@ def content_of(message) -> object:
         return None
 
 
-def expect_side_by_side(calls):
-    """The round's calls overlapped: at least AT_ONCE were running at the same moment."""
+def expect_side_by_side(calls, learner=None, func: str = "run_calls"):
+    """The round's calls overlapped: at least AT_ONCE were running at the same moment. Calls that ran
+    one at a time are told by what the source of `func` (and the functions it calls) shows as the
+    cause, when it shows one: a pool of one worker, or a lock held around the call."""
     count = len(calls.calls)
     if calls.peak >= min(AT_ONCE, count):
         return
     if calls.peak <= 1:
+        tree = learner.syntax_tree() if learner is not None else None
+        pool = one_worker_pool(tree, func)
+        if pool:
+            raise Fail("pool_of_one", count=count, serial=calls.serial(), pool=pool[0], line=pool[1])
+        lock = lock_around_call(tree, func)
+        if lock:
+            raise Fail("lock_around_call", count=count, serial=calls.serial(), lock=lock[0], line=lock[1])
         raise Fail("one_after_another", count=count, serial=calls.serial())
     raise Fail("too_few_at_once", count=count, peak=calls.peak, needed=AT_ONCE)
+
+
+# ---------------------------------------------------------------- what the source shows (never run)
+
+def defs_by_name(tree: ast.Module) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(node.name, []).append(node)
+    return found
+
+
+def reached(tree: ast.Module | None, func: str) -> list:
+    """The (last) def of `func` and of every function of the file it calls by name, transitively."""
+    if tree is None:
+        return []
+    defs, seen, todo, out = defs_by_name(tree), set(), [func], []
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        node = defs[name][-1]
+        out.append(node)
+        todo += [getattr(n.func, "id", None) or getattr(n.func, "attr", None)
+                 for n in ast.walk(node) if isinstance(n, ast.Call)]
+        todo += [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]  # passed as a function: pool.map(work, …)
+    return out
+
+
+def callee(node: ast.Call) -> str:
+    return getattr(node.func, "id", None) or getattr(node.func, "attr", None) or ""
+
+
+def int_value(tree: ast.Module, node) -> int | None:
+    """An int written in the source, or a module-level NAME = int it names."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        values = [n.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                  and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)]
+        return values[-1].value if values and type(values[-1].value) is int else None
+    return None
+
+
+POOLS = {"ThreadPoolExecutor", "ThreadPool", "Pool"}
+
+
+def one_worker_pool(tree: ast.Module | None, func: str) -> tuple[str, int] | None:
+    """(the pool as written, its line) when `func`, a function it calls, or the module makes a pool of
+    exactly one worker."""
+    if tree is None:
+        return None
+    places = reached(tree, func) + [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                                ast.ClassDef))]
+    for place in places:
+        for node in ast.walk(place):
+            if isinstance(node, ast.Call) and callee(node) in POOLS:
+                width = next((k.value for k in node.keywords if k.arg in ("max_workers", "processes")),
+                             node.args[0] if node.args else None)
+                if width is not None and int_value(tree, width) == 1:
+                    return ast.unparse(node), node.lineno
+    return None
+
+
+LOCKS = {"Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition"}
+
+
+def lock_around_call(tree: ast.Module | None, func: str) -> tuple[str, int] | None:
+    """(the lock's name, the line of its `with`) when a `with` on a lock, in `func` or a function it
+    calls, holds it while execute_tool (or a tool of tool_impl) runs: one thread at a time gets past."""
+    if tree is None:
+        return None
+    def one_at_a_time(call) -> bool:  # a lock; a semaphore of one (wider ones let that many through)
+        width = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "value"), None)
+        return callee(call) in LOCKS and (width is None or "Semaphore" not in callee(call)
+                                          or int_value(tree, width) == 1)
+    locks = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and one_at_a_time(node.value):
+            locks |= {ast.unparse(t) for t in node.targets}
+    for place in reached(tree, func):
+        for node in ast.walk(place):
+            if not isinstance(node, (ast.With, ast.AsyncWith)):
+                continue
+            held = [ast.unparse(item.context_expr) for item in node.items
+                    if ast.unparse(item.context_expr) in locks
+                    or isinstance(item.context_expr, ast.Call) and one_at_a_time(item.context_expr)]
+            runs = any(isinstance(n, ast.Call) and (callee(n) == "execute_tool" or isinstance(n.func, ast.Subscript))
+                       for stmt in node.body for n in ast.walk(stmt))
+            if held and runs:
+                return held[0], node.lineno
+    return None
+
+
+def shared_message(tree: ast.Module | None) -> tuple[str, int] | None:
+    """(the name, the line) when execute_tool returns an object made outside it, at module level (or a
+    local name for it): every call returns that one object, and each call overwrites the last one's."""
+    if tree is None:
+        return None
+    defs = defs_by_name(tree).get("execute_tool")
+    if not defs:
+        return None
+    node = defs[-1]
+    module = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+              for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    declared = {name for n in ast.walk(node) if isinstance(n, ast.Global) for name in n.names}
+    args = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    local, values = set(args), {}  # the names the function binds; each one's assigned values
+    for n in ast.walk(node):
+        kinds = (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, kinds) else []
+        targets += [item.optional_vars for item in getattr(n, "items", []) if item.optional_vars is not None]
+        for target in targets:
+            for name in bound_names(target):  # x = …, a, b = …; not x[k] = … nor x.a = …, which change x
+                local.add(name)
+                values.setdefault(name, []).append(n.value if isinstance(n, ast.Assign) else None)
+    local -= declared
+    for n in ast.walk(node):
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Name):
+            name = n.value.id
+            if name in local and name in values and all(isinstance(v, ast.Name) and v.id not in local
+                                                        and v.id in module for v in values[name]):
+                name = values[name][0].id  # message = TEMPLATE: a second name for the module's object
+            if name not in local and name in module:
+                return name, n.lineno
+    return None
+
+
+def bound_names(target) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for item in target.elts for name in bound_names(item)]
+    if isinstance(target, ast.Starred):
+        return bound_names(target.value)
+    return []
 
 
 # ---------------------------------------------------------------- TODO 1.1 execute_tool
@@ -113,6 +261,28 @@ def test_unknown_tool_and_bad_json(learner, world):
            arguments='{"ticker": MSFT', got=shown(content), expected='{"error": "arguments are not valid JSON: …"}')
 
 
+@check("1.1", points=1, en="each call gets a message of its own, not one object every call returns",
+       zh="每个调用都得到它自己的消息，而不是每次都返回同一个对象")
+def test_message_of_its_own(learner, world):
+    first, _ = run_execute_tool(learner, world, "call_fund_msft", "get_fundamentals", '{"ticker": "MSFT"}')
+    second, _ = run_execute_tool(learner, world, "call_news_goog", "get_news", '{"ticker": "GOOG"}')
+    for content, name, ticker in ((first, "get_fundamentals", "MSFT"), (second, "get_news", "GOOG")):
+        expected = expected_result(world, name, ticker)
+        expect(content == expected, "result_wrong", name=name, arguments=json.dumps({"ticker": ticker}),
+               got=shown(content), expected=expected)
+    expect_own_message(learner)
+
+
+def expect_own_message(learner) -> None:
+    """execute_tool makes a new message each call: one object shared by every call (a module-level
+    template it fills in and returns) holds only the last call's result once calls overlap. Each
+    value crosses from your process as a copy when the call returns, so the grader reads the
+    source for it; a shared object is the cause whatever the round then shows."""
+    shared = shared_message(learner.syntax_tree())
+    if shared:
+        raise Fail("execute_tool_shared", name=shared[0], line=shared[1])
+
+
 # ---------------------------------------------------------------- TODO 2.1 run_calls
 
 def mock_calls(world, scenario: str) -> list[dict]:
@@ -146,6 +316,18 @@ def run_calls(learner, world, calls: list[dict]):
 
 
 def expect_answered(world, calls: list[dict], messages: list, down: str | None = None, learner=None):
+    """expect_messages, with a wrong round told as execute_tool's (TODO 1.1) when it returns one
+    shared object for every call: the messages are then one message, many times."""
+    try:
+        expect_messages(world, calls, messages, down, learner)
+    except Fail as failure:
+        if learner is not None and shared_message(learner.syntax_tree()):
+            name, line = shared_message(learner.syntax_tree())
+            raise Fail("execute_tool_shared_round", name=name, line=line, count=len(calls)) from None
+        raise failure
+
+
+def expect_messages(world, calls: list[dict], messages: list, down: str | None = None, learner=None):
     """One message per call, under the call's id, holding that call's own result. Results put under
     another call's id are reported without naming which went where: which call ends first is the
     machine's timing, and the report must not be (the same file gives the same report every run).
@@ -156,6 +338,12 @@ def expect_answered(world, calls: list[dict], messages: list, down: str | None =
     for message in messages:
         expect(isinstance(message, dict) and message.get("role") == "tool", "not_a_tool_message", got=shown(message))
         by_id.setdefault(message.get("tool_call_id"), []).append(message)
+    if len(calls) > 1 and len(messages) == len(calls) and len(by_id) == 1 and all(m == messages[0] for m in messages):
+        call = next((c for c in calls if c["id"] in by_id), None)  # one message, as many times as there are calls
+        name, ticker = ((call["function"]["name"], json.loads(call["function"]["arguments"])["ticker"]) if call
+                        else ("?", "?"))
+        raise Fail("one_message_many_times", count=len(messages), call_id=messages[0].get("tool_call_id"),
+                   name=name, ticker=ticker)
     for call in calls:
         name, ticker = call["function"]["name"], json.loads(call["function"]["arguments"])["ticker"]
         found = by_id.get(call["id"], [])
@@ -204,7 +392,7 @@ def holds_result(world, call: dict, content, down: str | None) -> bool:
 def test_ten_calls_at_once(learner, world):
     calls = mock_calls(world, "screen")
     messages, held = run_calls(learner, world, calls)
-    expect_side_by_side(held)
+    expect_side_by_side(held, learner, "run_calls")
 
 
 @check("2.1", points=1, en="each message carries its own call's id and result, whatever order they end in",
@@ -246,11 +434,19 @@ def run_agent(learner, world, scenario, *max_iter):
     response; a request the API refused is named in the failure."""
     world.rounds.open(len(mock_calls(world, scenario)), enough=AT_ONCE, func="run_agent")
     try:
-        run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools), *max_iter)
-    except Fail:
-        expect_accepted(learner.runs[-1])
+        try:
+            run = learner.run_agent("run_agent", scenario, registry_arg(world.scenarios[scenario].tools), *max_iter)
+        except Fail:
+            expect_accepted(learner.runs[-1])
+            raise
+        expect_accepted(run)
+    except Fail as failure:  # results the API refused, or a crash: one shared message for every call is execute_tool's
+        shared = shared_message(learner.syntax_tree()) if failure.key not in ("budget",) else None
+        if shared and learner.runs[-1].tool_calls:
+            raise Fail("execute_tool_shared_round", name=shared[0], line=shared[1],
+                       count=len(learner.runs[-1].tool_calls)) from None
         raise
-    expect_accepted(run)
+    expect_fresh_start(world, run)  # a history kept from an earlier run: the model sees its results already
     return run
 
 
@@ -263,7 +459,7 @@ def agent_round(learner, world, scenario: str, down: str | None = None):
         raise sunk(failure, "run_agent") from None
     expect(run.exchanges, "no_request")
     asked = run.exchanges[0].response["choices"][0]["message"].get("tool_calls") or []
-    expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
+    expect(len(run.exchanges) > 1, "no_second_request", asked=len(asked), got=len(run.exchanges))
     sent = [m for m in run.exchanges[1].request.get("messages", []) if isinstance(m, dict) and m.get("role") == "tool"]
     expect_answered(world, asked, sent, down=down, learner=learner)
     return run, world.rounds.current
@@ -296,7 +492,7 @@ def test_agent_runs_them_at_once(learner, world):
     except Fail:  # every call made: judged on how they ran, what came after is the other checks' business
         if len(world.rounds.current.calls) < world.rounds.current.size:
             raise
-    expect_side_by_side(world.rounds.current)
+    expect_side_by_side(world.rounds.current, learner, "run_agent")
 
 
 @check("3.1", points=1, en="a failing call doesn't sink the round: its error reaches the model, the rest answer",
@@ -318,7 +514,7 @@ def test_three_tools(learner, world):
        zh="不需要工具：一次请求，content 就是答案")
 def test_no_tool_needed(learner, world):
     run = run_agent(learner, world, "no_tool")
-    expect(len(run.exchanges) == 1, "wrong_request_count", expected=1, got=len(run.exchanges))
+    expect(len(run.exchanges) == 1, "no_tool_request_count", got=len(run.exchanges))
     content = run.exchanges[0].response["choices"][0]["message"]["content"]
     expect(run.answer == content, "answer_missing", expected=content, got=quoted(run.answer))
 
@@ -452,6 +648,8 @@ def expect_pairing_run_calls(learner, world, crash: Fail | None = None):
     try:
         expect_answered(world, calls, messages, learner=learner)
     except Fail as failure:
+        if failure.key == "execute_tool_shared_round":
+            raise
         if failure.key == "wrong_pairing":
             raise Fail("screen_gets_mispaired") from None
         if crash is not None and crash.key == "crashed":
@@ -496,7 +694,10 @@ def test_screen_outage(learner, world):
 
 @check("4.2", points=1, en="its ten calls run side by side", zh="它的十个调用并排同时运行")
 def test_screen_runs_them_at_once(learner, world):
-    held = world.rounds.open(2 * len(SCREEN), enough=AT_ONCE, func="screen")
+    # How many of ten calls your run_calls runs at once: screen hands it all ten in one call (README,
+    # TODO 4.2), so its round holds as many. A screen that splits them (five, wait, five) holds fewer.
+    width = run_calls_width(learner, world)
+    held = world.rounds.open(2 * len(SCREEN), enough=max(AT_ONCE, width), func="screen")
     toolbox = ToolBox(world)
     try:
         learner.call("screen", registry_arg(TOOLS), list(SCREEN), tools=toolbox)
@@ -504,26 +705,28 @@ def test_screen_runs_them_at_once(learner, world):
         if failure.key != "crashed" or not toolbox.calls:
             raise sunk(failure, "screen") from None
     expect(toolbox.calls, "screen_no_tools", tickers=SCREEN)
+    count = len(held.calls)
     try:
-        expect_side_by_side(held)
+        expect_side_by_side(held, learner, "screen")
     except Fail as failure:  # a few at a time: the pool's width, or screen handing run_calls a few calls at a time
-        if failure.key == "too_few_at_once" and run_calls_side_by_side(learner, world):
-            raise Fail("screen_calls_split", count=len(held.calls), peak=held.peak) from None
+        if failure.key == "too_few_at_once" and width >= AT_ONCE:
+            raise Fail("screen_calls_split", count=count, peak=held.peak, width=width) from None
         raise
+    expect(held.peak >= min(width, count), "screen_calls_split", count=count, peak=held.peak, width=width)
 
 
-def run_calls_side_by_side(learner, world) -> bool:
-    """Whether the learner's run_calls runs the screen's ten calls side by side (TODO 2.1's check)."""
+def run_calls_width(learner, world) -> int:
+    """How many of the screen's ten calls the learner's run_calls runs at the same moment (0: it fails)."""
     try:
         _, held = run_calls(learner, world, mock_calls(world, "screen"))
     except Fail:
-        return False
-    return held.peak >= min(AT_ONCE, len(held.calls))
+        return 0
+    return held.peak
 
 
 @check("3.1", points=1, en="a model that keeps calling tools: max_iter requests, then a message of its own",
        zh="模型一直调用工具：恰好 max_iter 个请求，然后返回自己的信息")
 def test_stops_at_max_iter(learner, world):
     run = run_agent(learner, world, "endless", 3)  # not the default 5: the loop reads max_iter
-    expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
+    expect(len(run.exchanges) == 3, "endless_request_count", expected=3, got=len(run.exchanges))
     expect_own_fallback(run, 3)

@@ -1,6 +1,6 @@
 # expect-lose: 4.2
 # expect-keep: 1.1 2.1 3.1 4.1
-# expect-message: screen handed it only 2 calls at a time
+# expect-message: at most 2 were running at the same moment, though your run_calls runs 10 of ten
 # why: screen calls run_calls once per ticker, with that ticker's two calls: run_calls is right, but the
 # why: ten calls go in five rounds of two.
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
