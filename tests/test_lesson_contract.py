@@ -64,6 +64,18 @@ def test_an_unknown_protocol_is_an_error_when_the_lesson_loads(lesson_folder):
     assert done.returncode == 2 and "unknown protocol" in done.stderr and "Traceback" not in done.stderr
 
 
+
+def test_a_key_written_twice_in_lesson_yaml_is_an_error_that_names_it(lesson_folder):
+    """YAML keeps the last of two equal keys: a second message of the same name replaced the first
+    without a word (day11 showed one learner the other's text). The lesson refuses to load."""
+    data = lesson_folder / "lesson.yaml"
+    text = data.read_text(encoding="utf-8")
+    first = re.search(r"(?m)^messages:\n((  \w+:\n(?:    .*\n)+))", text).group(2)
+    data.write_text(text.replace(first, first + first, 1), encoding="utf-8")
+    name = first.split(":")[0].strip()
+    with pytest.raises(LessonError, match=f"(?s)not valid YAML.*the key '{name}' is written twice"):
+        load_lesson(str(lesson_folder))
+
 def test_a_data_file_the_lesson_names_must_be_in_its_folder(lesson_folder):
     (lesson_folder / "lesson.yaml").write_text((lesson_folder / "lesson.yaml").read_text(encoding="utf-8")
                                                + "files: [rates.yaml]\n", encoding="utf-8")

@@ -18,15 +18,35 @@ SOLUTIONS_DIR = ROOT / "solutions"
 _parsed: dict[str, tuple[str, bytes]] = {}  # path -> its text last read, and that text's data, pickled
 
 
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The safe loader (libyaml's, fast, where PyYAML has it) that refuses a key written twice in one
+    mapping: YAML keeps the last, so a lesson's second message of the same key silently replaced the
+    first, and the learner read the wrong one."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                twice = key in seen
+                seen.add(key)
+            except TypeError:  # a key that can't be one (a list): the constructor says so
+                continue
+            if twice:
+                raise yaml.constructor.ConstructorError("in a mapping", node.start_mark,
+                                                        f"the key {key!r} is written twice", key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
 def read_yaml(path: Path):
-    """A YAML file's data, with libyaml's fast safe loader when PyYAML was built with it. The same
+    """A YAML file's data, with libyaml's fast safe loader when PyYAML was built with it (_Loader). The same
     text read again (a class run's worker loads the lesson's scenarios for every student) is not
     parsed again: its data is a fresh copy of what the first parse made."""
     text = Path(path).read_text(encoding="utf-8")
     last = _parsed.get(str(path))
     if last is None or last[0] != text:
         last = _parsed[str(path)] = text, pickle.dumps(
-            yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+            yaml.load(text, Loader=_Loader))
     return pickle.loads(last[1])
 
 
