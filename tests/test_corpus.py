@@ -234,7 +234,9 @@ def test_an_objects_address_in_a_message_does_not_change_the_report():
     "错误：calculator 不是可用的工具（可用：add、multiply）", "unregistered tool: calculator", "calculator 未定义",
     "无效的工具：calculator", "the registry has no calculator", "no implementation for tool 'calculator'",
     "tool 'calculator' is not provided", "Function calculator is not defined", "hallucinated tool: calculator",
-    "calculator: unimplemented", "calculator has not been registered"])
+    "calculator: unimplemented", "calculator has not been registered", "'calculator' does not correspond to any tool",
+    "the tool calculator is absent", "Tool 'calculator' is invalid", "calculator is not one I have",
+    "calculator cannot be called", "I can't run calculator"])
 def test_an_unknown_tool_said_in_a_learners_own_words_is_understood(error):
     """Correct code words its error for a missing tool as its author likes: each of these says so."""
     from validator.checking import UNKNOWN_TOOL

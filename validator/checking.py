@@ -595,6 +595,8 @@ UNKNOWN_TOOL = re.compile(
     r"\bno\s+(?:[\w'\"“”‘’`-]+\s+)?(?:tool|function|action)s?\b|there(?: is|'s) no|there\s*(?:is|are)\s*n[o']?t\b|"
     r"(?:is|are) missing\b|missing from\b|\b(?:tool|function|action)\b[^.\n]{0,40}\bnot defined|"
     r"no implementation|unimplemented|hallucinat|n[o']?t (?:been )?(?:provided|available|registered|enabled|configured)\b|"
+    r"\babsent\b|\bis invalid\b|correspond(?:s)? to (?:no|any)\b|n[o']?t one (?:i|we|you) have|"
+    r"(?:cannot|can'?t) (?:be )?(?:run|call|called)\b|"
     r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|"
     r"n[o']?t (?:have|know|offer|provide|support(?:ed)?|in|among|part of|registered|contain)\b|"
     r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|"

@@ -851,10 +851,20 @@ def eval_calls(tree: ast.Module | None) -> list:
             name = next((alias.name for alias in node.names if alias.name in BUILTIN_RUNNERS), None)
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "compile":  # builtins' (not re's)
             mode = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "mode"), None)
-            name = "compile" if literal_text(mode) in ("eval", "exec") else None
+            flags = node.args[3] if len(node.args) > 3 else next((k.value for k in node.keywords if k.arg == "flags"), None)
+            name = "compile" if literal_text(mode) in ("eval", "exec") and not only_ast(flags) else None
         if name in BUILTIN_RUNNERS or name == "compile" and isinstance(node, ast.Call):
             found.append((name, node.lineno))
     return sorted(found, key=lambda use: use[1])
+
+
+def only_ast(flags) -> bool:
+    """Whether compile's flags hold PyCF_ONLY_AST (ast.PyCF_ONLY_AST, alone or |-ed, or 1024): it then
+    returns the syntax tree, as ast.parse does, and runs nothing."""
+    return any(isinstance(part, ast.Attribute) and part.attr == "PyCF_ONLY_AST"
+               or isinstance(part, ast.Name) and part.id == "PyCF_ONLY_AST"
+               or isinstance(part, ast.Constant) and isinstance(part.value, int) and part.value & 1024
+               for part in ast.walk(flags)) if flags is not None else False
 
 
 BUILTIN_RUNNERS = ("eval", "exec")

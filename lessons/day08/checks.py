@@ -103,8 +103,13 @@ def other_times(text: str, timestamp: float) -> list[str]:
             hour = hour % 12 + (12 if half == "p" else 0)
         elif before in ("下午", "晚上") and hour < 12 or before == "中午" and hour < 11:
             hour += 12
-        if (hour, minute) != (beijing.hour, beijing.minute) and m.group(0).strip() not in " ".join(others):
-            others.append(m.group(0).strip())
+        if re.search(r"offset\W{0,3}(?:is\W{1,3})?$", text[:m.start()], re.IGNORECASE):
+            continue  # a zone's offset written without its sign ("UTC offset 08:00"): no time
+        # the Beijing time said on a 12-hour clock, in words of any language ("2:30 in the afternoon")
+        twelve_hour = (hour % 12, minute) == (beijing.hour % 12, beijing.minute)
+        said = m.group(0).strip()
+        if not twelve_hour and (hour, minute) != (beijing.hour, beijing.minute) and said not in " ".join(others):
+            others.append(said)
     return others
 
 
