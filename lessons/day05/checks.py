@@ -481,6 +481,17 @@ def test_only_real_observations(learner, world):
     run = run_agent(learner, world, "fahrenheit")
     expect(run.exchanges, "no_llm_call")
     explain(learner, run, world.weather[run.scenario.values["hot_city"]])
+    expect_requests_run(run)
+    # a number of the model's choosing, in its reply alone: the loop must read what the model asks
+    picked = run_agent(learner, world, "pick")
+    expect_requests_run(picked)
+    v = picked.scenario.values
+    expect_answer(learner, picked, str(v["pick"] * v["pick"]), "")
+
+
+def expect_requests_run(run):
+    """Each tool call the model asked for ran, with the input it wrote, and only its real result
+    reached the prompts after it."""
     for index, exchange in enumerate(run.exchanges):
         if (request := read_request(exchange.reply)) is None:
             continue

@@ -464,10 +464,13 @@ def test_weather(learner, world):
     expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
-@check("3.1", points=1, en="two tools in a row: get_weather, then calculate (°C → °F)",
-       zh="连续两个工具：先 get_weather，再 calculate（摄氏换华氏）")
+@check("3.1", points=1, en="two tools in a row: get_weather, then calculate (°C → °F); a number the model picks",
+       zh="连续两个工具：先 get_weather，再 calculate（摄氏换华氏）；模型自己挑的数")
 def test_two_tools(learner, world):
     expect_fahrenheit(learner, run_agent(learner, world, "fahrenheit"), world)
+    # a number of the model's choosing, in its reply alone: the loop must run what the model asks
+    picked = run_agent(learner, world, "pick")
+    expect_answer(learner, picked, str(picked.scenario.values["pick"] ** 2))
 
 
 def expect_fahrenheit(learner, run, world):
