@@ -118,10 +118,48 @@ def run_agent(learner, world, scenario):
 
 def agent(learner, world, scenario, model=None, max_steps=None, **changes):
     """Your run_agent on a task, with the grader's sleep (and `max_steps`, if given): (run, failure)
-    as attempt() gives them."""
-    return attempt(learner, "run_agent", scenario, config(world, model, **changes),
-                   registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"),
-                   *([max_steps] if max_steps else []))
+    as attempt() gives them. The first run of the grading that switched is kept (on `world`, which
+    lives for one grading of one file), so that a later run that does not switch can be played
+    again with the very same arguments: see expect_switch_per_run."""
+    run, failure = attempt(learner, "run_agent", scenario, config(world, model, **changes),
+                           registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"),
+                           *([max_steps] if max_steps else []))
+    if switched(run) and getattr(world, SWITCHED, None) is None:
+        setattr(world, SWITCHED, (scenario, model, max_steps, changes))
+    return run, failure
+
+
+SWITCHED = "day12_first_switch"  # the world's attribute: (scenario, model, max_steps, changes) of a run that switched
+
+
+def switched(run) -> bool:
+    """Whether a run asked another model, or another server, than its first request did."""
+    first = run.exchanges[0] if run.exchanges else None
+    return first is not None and any(x.request.get("model") != first.request.get("model")
+                                     or urlsplit(x.url).netloc != urlsplit(first.url).netloc
+                                     for x in run.exchanges[1:])
+
+
+def expect_switch_per_run(learner, world):
+    """For a run that never asked its fallback: an earlier run of this grading did switch, so run it
+    again, with the very same arguments. Switching then no more, where it did before, is a switch
+    remembered between runs (a module-level flag, an attribute of the function or the class): each
+    run starts on the primary model, and switches once, so the state is the run's own, a local."""
+    earlier = getattr(world, SWITCHED, None)
+    if earlier is None:
+        return
+    scenario, model, max_steps, changes = earlier
+    try:
+        again, _ = attempt(learner, "run_agent", scenario, config(world, model, **changes),
+                           registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"),
+                           *([max_steps] if max_steps else []))
+    except Fail:
+        return  # it ends otherwise now: not the switch's state that this can show
+    if not switched(again):
+        first = again.exchanges[0].request.get("model") if again.exchanges else model
+        failure = Fail("switch_kept_between_runs", model=shown(first), requests=len(again.exchanges))
+        failure.cause = "switch_kept_between_runs"
+        raise failure
 
 
 NEVER_ENDS = ("retried_forever", "real_sleep")  # how a run whose complete() never gives up is stopped
@@ -327,8 +365,8 @@ def load_config(learner, env: dict):
     return got
 
 
-@check("1.1", points=1, en="the base URL, key and model come from the environment it is given",
-       zh="base URL、key 和模型名都取自传入的环境变量")
+@check("1.1", points=1, en="the base URL, key and model come from the environment it is given; no base URL: "
+       "OpenAI's", zh="base URL、key 和模型名都取自传入的环境变量；没设 base URL 时用 OpenAI 的")
 def test_config_from_env(learner, world):
     e = endpoint(world)
     got = load_config(learner, env_of(world))
@@ -336,6 +374,9 @@ def test_config_from_env(learner, world):
         value = got.fields.get(field)
         expect(value == e[field], "config_field_wrong", field=field, variable=variable,
                expected=e[field], got=shown(value))
+    unset = load_config(learner, env_of(world, OPENAI_BASE_URL=None)).fields.get("base_url")
+    expect(isinstance(unset, str) and unset.rstrip("/") == DEFAULT_BASE_URL, "base_url_default_lost",
+           got=shown(unset), expected=DEFAULT_BASE_URL)
 
 
 def expect_timeout(timeout, expected: float):
@@ -531,6 +572,11 @@ def test_build_request(learner, world):
     problem = stop_problem(model_replies(world), got.get("stop"))
     if problem:
         raise problem
+    # create(timeout=…) overrides the client's timeout for that request (the SDK then sends it as
+    # x-stainless-read-timeout): build_request knows no config, so OPENAI_TIMEOUT would never apply
+    timeout = endpoint(world)["timeout"]
+    expect("timeout" not in got or seconds(got["timeout"]) == timeout, "request_timeout",
+           got=shown(got.get("timeout")), expected=f"{timeout:g}")
 
 
 # ---------------------------------------------------------------- TODO 2.2 retry_delay
@@ -550,6 +596,7 @@ def delay(learner, attempt_number, retry_after=None) -> float:
 BASE_DELAY = 1.0
 MAX_DELAY = 30.0
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_BASE_URL = "https://api.openai.com/v1"  # an unset OPENAI_BASE_URL: the SDK's own default
 README_CONSTANTS = {"BASE_DELAY": BASE_DELAY, "MAX_DELAY": MAX_DELAY, "DEFAULT_TIMEOUT": DEFAULT_TIMEOUT}
 
 
@@ -778,6 +825,41 @@ def test_wrong_key_not_retried(learner, world):
     expect(failure.params.get("type") != "ModelUnavailable", "unavailable_for_401")
 
 
+CLIENT_ERRORS = {"400": ("a request the server refuses", "BadRequestError"),
+                 "403": ("no access to the model", "PermissionDeniedError"),
+                 "404": ("no such model", "NotFoundError")}  # the README's other 4xx: no retry
+
+
+@check("2.3", points=1, en="the other 4xx (400, 403, 404) are not retried either: the error is raised as it is",
+       zh="其他 4xx（400、403、404）也不重试：错误原样抛出")
+def test_client_errors_not_retried(learner, world):
+    for status, (what, error) in CLIENT_ERRORS.items():
+        run, failure = ask(learner, world, failing(world, f"{status}*"))
+        expect_no_sdk_retries(run)
+        expect(run.exchanges, "no_request", func="ask")
+        expect(len(run.exchanges) == 1, "retried_4xx", status=status, what=what, error=error, got=len(run.exchanges))
+        expect(failure is not None, "no_clear_error", got=shown(run.answer), answers=len(run.exchanges))
+        expect(failure.params.get("type") != "ModelUnavailable", "unavailable_for_4xx", status=status, what=what,
+               error=error)
+
+
+@check("2.3", points=1, en="a 429 that never ends counts as a failed attempt too: max_attempts requests, then "
+       "ModelUnavailable", zh="一直返回 429 也算失败的尝试：发满 max_attempts 次请求，然后抛出 ModelUnavailable")
+def test_rate_limited_for_ever(learner, world):
+    wanted = endpoint(world)["retry_after"]
+    model = failing(world, f"429@{wanted}*")
+    try:
+        run, failure = ask(learner, world, model, max_attempts=3)
+    except Fail as stop:
+        if stop.key == "retried_forever":  # every answer a 429: its waits never counted
+            raise Fail("rate_limit_not_counted", requests=stop.params["requests"], retry_after=wanted) from None
+        raise
+    expect_no_sdk_retries(run)
+    expect_requests(run, 3, failure)
+    expect_unavailable(run, failure, model, last="429")
+    expect_waits(learner, run, [1, 2], retry_after=wanted)
+
+
 # ---------------------------------------------------------------- TODO 3.1 run_agent
 
 def expect_answer(run, failure, world, *expected):
@@ -823,6 +905,7 @@ def test_fallback_keeps_the_transcript(learner, world):
     models = [x.request.get("model") for x in run.exchanges]
     if e["fallback_model"] not in models:
         expect_complete_gives_up(learner, world)  # else it raises no ModelUnavailable to switch on
+        expect_switch_per_run(learner, world)
         raise Fail("no_fallback", fallback=e["fallback_model"],
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
     switch = models.index(e["fallback_model"])
@@ -832,6 +915,9 @@ def test_fallback_keeps_the_transcript(learner, world):
     expect(after[:len(before)] == before, "transcript_lost", fallback=e["fallback_model"], got=len(after),
            expected=len(before), tools=", ".join(ran))
     expect(all(m == e["fallback_model"] for m in models[switch:]), "switched_back", models=", ".join(models[switch:]))
+    urls = [x.url for x in run.exchanges[switch:]]  # no fallback server configured: the same server
+    expect(all(url == chat_url(e["base_url"]) for url in urls), "fallback_left_server", fallback=e["fallback_model"],
+           base_url=e["base_url"], urls=", ".join(dict.fromkeys(urls)))
     celsius = float(world.weather[run.scenario.values["hot_city"]].split("°C")[0].split(",")[-1])
     expect_answer(run, failure, world, f"{world.tools['calculate'](f'{celsius:g} * 9 / 5 + 32')}°F")
     expect(ran.count("search_weather") == 1, "tool_ran_again", tools=", ".join(ran))
@@ -851,6 +937,7 @@ def on_fallback_server(learner, world, scenario, model, unused="fallback_server_
     urls = [x.url for x in run.exchanges]
     if chat_url(e["fallback_base_url"]) not in urls:
         expect_complete_gives_up(learner, world)
+        expect_switch_per_run(learner, world)
         if failure and "api_key" in failure.params["message"] and not changes.get("fallback_api_key"):
             raise Fail("fallback_key_none", type=failure.params["type"], message=failure.params["message"])
         raise Fail(unused, fallback=e["fallback_base_url"], base_url=e["base_url"],
@@ -970,6 +1057,7 @@ def down_from_the_start(learner, world, spare: str, max_steps=None):
     models = [x.request.get("model") for x in run.exchanges]
     if spare not in models:
         expect_complete_gives_up(learner, world)
+        expect_switch_per_run(learner, world)
         raise Fail("no_fallback", fallback=spare,
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
     expect_no_sdk_retries(run)
