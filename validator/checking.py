@@ -10,6 +10,7 @@ fresh mock session of the lesson's protocol.
 from __future__ import annotations
 
 import ast
+import inspect
 import os
 import random
 import re
@@ -183,6 +184,42 @@ def tool_arg(name: str) -> dict:
     return {"$tool": name}
 
 
+def takes(tool, arguments: dict) -> bool:
+    """Whether the grader's `tool` takes these keyword arguments (True when it has no signature)."""
+    if tool is None:
+        return True
+    try:
+        inspect.signature(tool).bind(**arguments)
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def with_signatures(value, world: LessonWorld):
+    """Arguments for the learner's code with each grader tool's signature (and docstring) beside
+    its name: the function the child makes for it takes the same parameters as the real tool, so
+    code that reads them (inspect.signature(func).parameters, .bind) sees what a tool of its own
+    would show, not *args, **kwargs."""
+    if isinstance(value, (list, tuple)):
+        return [with_signatures(v, world) for v in value]
+    if not isinstance(value, dict):
+        return value
+    found = {k: with_signatures(v, world) for k, v in value.items()}
+    tool = world.tools.get(str(value["$tool"])) if "$tool" in value else None
+    if tool is not None:
+        try:
+            parameters = inspect.signature(tool).parameters.values()
+        except (TypeError, ValueError):  # a builtin without one: the child's function keeps *args, **kwargs
+            return found
+        plain = (str, int, float, bool, type(None))
+        found["params"] = [[p.name, int(p.kind), p.default is not p.empty,
+                            p.default if isinstance(p.default, plain) else None] for p in parameters]
+        found["doc"] = tool.__doc__ if isinstance(tool.__doc__, str) else None
+    return found
+
+
 def text_from(learner, func: str, *args) -> str:
     """What the learner's `func` returns for `args`, when it is text; "" when it raises or gives
     something else (for a diagnosis that looks at it: its own checks say what is wrong with it)."""
@@ -288,6 +325,7 @@ class AgentRun:
     outcome: Outcome | None = None
     handed: set[str] = field(default_factory=set)  # the grader's tools the loop was given (tool_arg)
     earlier: list[ToolCall] = field(default_factory=list)  # the tool calls of the grading's agent runs before it
+    tools: dict = field(default_factory=dict)  # the grader's tools by name (the world's)
 
     def model_said(self, text: str) -> bool:
         """Whether the model said `text`, from the results of tools this run really ran."""
@@ -325,6 +363,8 @@ class AgentRun:
                     continue
                 given = ({k: self.scenario.render(str(v), []) for k, v in given.items()} if isinstance(given, dict)
                          else self.scenario.render(given, []))
+                if isinstance(given, dict) and not takes(self.tools.get(call.tool), given):
+                    continue  # arguments the tool does not take: its error, which a loop may give unrun
                 if not any(same_call((call.tool, given), ran.name, ran.input) for ran in asked_for + self.earlier):
                     shown = ", ".join(f"{k}={v!r}" for k, v in given.items()) if isinstance(given, dict) else repr(given)
                     return f"{call.tool}({shown})"
@@ -407,7 +447,8 @@ class Learner:
         tools = tools or ToolBox(self.world)
         tools.handed = self.handed
         self.direct_calls.append((func, tools))
-        outcome = self.submission.call(func, *args, timeout=self.time_limit, tools=tools, watch=watch)
+        outcome = self.submission.call(func, *with_signatures(args, self.world), timeout=self.time_limit, tools=tools,
+                                       watch=watch)
         return self.result(func, outcome)
 
     def _check_types(self, value) -> None:
@@ -470,10 +511,11 @@ class Learner:
         self.handed |= handed_tools(args)
         toolbox = ToolBox(self.world, rounds=lambda: len(session.transcript), handed=self.handed)
         run = AgentRun(story, exchanges=session.transcript, tool_calls=toolbox.calls, handed=handed_tools(args),
-                       earlier=list(self.world.ran))
+                       earlier=list(self.world.ran), tools=self.world.tools)
         self.runs.append(run)
-        run.outcome = self.submission.call(func, story.question, *args, timeout=self.time_limit,
-                                           model=session.answer, http=session.http, tools=toolbox)
+        run.outcome = self.submission.call(func, story.question, *with_signatures(args, self.world),
+                                           timeout=self.time_limit, model=session.answer, http=session.http,
+                                           tools=toolbox)
         self.world.ran += run.asked_for()
         if run.outcome.problem is Problem.BUDGET:
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,

@@ -274,7 +274,9 @@ class Child(HangWatch):
 
         return call_async if is_async else self.model_call
 
-    def proxy_tool(self, name):
+    def proxy_tool(self, name, params=None, doc=None):
+        """The grader's tool `name` as a function here, with the tool's own parameters (`params`,
+        see checking.with_signatures) and docstring."""
         def run(*args, **kwargs):
             answer = self.channel.ask({"op": "tool", "name": name, "args": [encode(a) for a in args],
                                        "kwargs": {str(k): encode(v) for k, v in kwargs.items()}})
@@ -284,6 +286,12 @@ class Child(HangWatch):
                 raise (kind if usable else RuntimeError)(answer["raise"])
             return answer["output"]
         run.__name__ = run.__qualname__ = name
+        run.__doc__ = doc if isinstance(doc, str) else None
+        if params:
+            empty = inspect.Parameter.empty
+            run.__signature__ = inspect.Signature([inspect.Parameter(str(n), inspect._ParameterKind(int(kind)),
+                                                                     default=default if has else empty)
+                                                   for n, kind, has, default in params])
         return run
 
     def forwarding_client(self, *args, asynchronous: bool = False, **kwargs):
@@ -321,7 +329,7 @@ class Child(HangWatch):
         if not isinstance(value, dict):
             return value
         if "$tool" in value:
-            return self.proxy_tool(str(value["$tool"]))
+            return self.proxy_tool(str(value["$tool"]), value.get("params"), value.get("doc"))
         if "$dict" in value:
             return {self.build(k): self.build(v) for k, v in value["$dict"]}
         if "$tuple" in value:

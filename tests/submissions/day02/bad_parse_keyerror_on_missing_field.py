@@ -1,0 +1,108 @@
+# expect-lose: 1.2
+# why: the decision's fields are read with decision["..."], so JSON without "type" or "args" raises KeyError, not ValueError
+"""Day 02 — decisions as JSON text."""
+from __future__ import annotations
+
+import json
+import re
+
+import mock_llm
+
+
+def add(a, b):
+    return a + b
+
+
+def multiply(a, b):
+    return a * b
+
+
+TOOLS = {
+    "add": {"function": add, "description": "Adds two numbers. Arguments: a, b (numbers). Returns a + b."},
+    "multiply": {"function": multiply,
+                 "description": "Multiplies two numbers. Arguments: a, b (numbers). Returns a * b."},
+}
+
+
+def llm(messages: list[dict]) -> str:
+    """Show the model the conversation, get its reply: text. Here: the kit's offline mock."""
+    return mock_llm.reply("day02", messages)
+
+
+def build_system_prompt(tools: dict[str, dict]) -> str:
+    """TODO 1.1 — the system prompt: every tool (its name and description) and the JSON format.
+
+    Show both decisions as JSON, with double quotes, and ask for one JSON object per reply.
+    """
+    tool_lines = "\n".join(f"- {name}: {tool['description']}" for name, tool in tools.items())
+    return (
+        "You solve the user's task step by step with these tools:\n"
+        f"{tool_lines}\n\n"
+        "Answer every time with exactly one JSON object and nothing else.\n"
+        "To call a tool:\n"
+        '{"type": "tool", "name": "<tool name>", "args": {"<argument>": <value>}}\n'
+        "When you know the answer:\n"
+        '{"type": "final", "content": "<the answer>"}\n'
+        "After a tool call you get its result in a message with the role tool."
+    )
+
+
+def parse_decision(reply: str) -> dict:
+    decoder = json.JSONDecoder()
+    for start in (m.start() for m in re.finditer(r"\{", reply)):
+        try:
+            decision, _ = decoder.raw_decode(reply, start)
+        except json.JSONDecodeError:
+            continue
+        break
+    else:
+        raise ValueError("no complete JSON object in the reply")
+    if decision["type"] == "final" and decision["content"]:
+        return decision
+    if decision["type"] == "tool" and decision["name"] and isinstance(decision["args"], dict):
+        return decision
+    raise ValueError(f"not a decision: {decision}")
+
+def correction_messages(reply: str, error: str) -> list[dict]:
+    """TODO 1.3 — the two messages that send an unreadable reply back: the model's own reply, then
+    what was wrong with it and a request for one JSON object. The model tries again."""
+    return [
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": f"Your reply could not be used: {error}. "
+                                    "Answer again with exactly one valid JSON object, as described."},
+    ]
+
+
+def execute_tool(tools: dict[str, dict], name: str, args) -> str:
+    """TODO 1.4 — run the tool called `name` with `args` as keyword arguments; its result as text.
+
+    Never raise: an unknown tool, arguments the tool does not take, or a tool that fails each give
+    an error text, which goes back to the model as the tool's result.
+    """
+    if name not in tools:
+        return f"Error: unknown tool '{name}'. Available tools: {', '.join(tools)}"
+    try:
+        return str(tools[name]["function"](**args))
+    except Exception as error:
+        return f"Error: {name} failed: {error}"
+
+
+def react_agent(question: str, tools: dict[str, dict], max_steps: int = 8) -> str:
+    """TODO 1.5 — the loop: system prompt and question; then ask, parse, and either answer, run the
+    tool, or send the bad reply back. At most max_steps model calls."""
+    messages = [{"role": "system", "content": build_system_prompt(tools)},
+                {"role": "user", "content": question}]
+    for _ in range(max_steps):
+        reply = llm(messages)
+        try:
+            decision = parse_decision(reply)
+        except ValueError as error:
+            messages.extend(correction_messages(reply, str(error)))
+            continue
+        if decision["type"] == "final":
+            return decision["content"]
+        result = execute_tool(tools, decision["name"], decision["args"])
+        messages.append({"role": "assistant", "content": reply})
+        messages.append({"role": "tool", "content": result})
+    return f"Stopped: no final answer after {max_steps} steps."
+

@@ -1,0 +1,120 @@
+# expect: full
+# style: execute_tool compares the model's argument names with inspect.signature(func).parameters before the call, and names the parameters the tool takes
+"""Day 02 — decisions as JSON text."""
+from __future__ import annotations
+
+import json
+import re
+
+import mock_llm
+
+
+def add(a, b):
+    return a + b
+
+
+def multiply(a, b):
+    return a * b
+
+
+TOOLS = {
+    "add": {"function": add, "description": "Adds two numbers. Arguments: a, b (numbers). Returns a + b."},
+    "multiply": {"function": multiply,
+                 "description": "Multiplies two numbers. Arguments: a, b (numbers). Returns a * b."},
+}
+
+
+def llm(messages: list[dict]) -> str:
+    """Show the model the conversation, get its reply: text. Here: the kit's offline mock."""
+    return mock_llm.reply("day02", messages)
+
+
+def build_system_prompt(tools: dict[str, dict]) -> str:
+    """TODO 1.1 — the system prompt: every tool (its name and description) and the JSON format.
+
+    Show both decisions as JSON, with double quotes, and ask for one JSON object per reply.
+    """
+    tool_lines = "\n".join(f"- {name}: {tool['description']}" for name, tool in tools.items())
+    return (
+        "You solve the user's task step by step with these tools:\n"
+        f"{tool_lines}\n\n"
+        "Answer every time with exactly one JSON object and nothing else.\n"
+        "To call a tool:\n"
+        '{"type": "tool", "name": "<tool name>", "args": {"<argument>": <value>}}\n'
+        "When you know the answer:\n"
+        '{"type": "final", "content": "<the answer>"}\n'
+        "After a tool call you get its result in a message with the role tool."
+    )
+
+
+def parse_decision(reply: str) -> dict:
+    """TODO 1.2 — the decision in the model's reply, as a dict.
+
+    The JSON object may stand alone, sit in a ```json fence, or have prose around it. Raise
+    ValueError when there is no complete JSON object, or when the object is not a decision (a
+    "tool" with a name and args, or a "final" with a content).
+    """
+    decoder = json.JSONDecoder()
+    for start in (m.start() for m in re.finditer(r"\{", reply)):
+        try:
+            decision, _ = decoder.raw_decode(reply, start)
+        except json.JSONDecodeError:
+            continue
+        break
+    else:
+        raise ValueError("no complete JSON object in the reply")
+    if decision.get("type") == "final" and "content" in decision:
+        return decision
+    if decision.get("type") == "tool" and isinstance(decision.get("name"), str) \
+            and isinstance(decision.get("args"), dict):
+        return decision
+    raise ValueError('not a decision: expected {"type": "tool", "name": …, "args": {…}} or '
+                     f'{{"type": "final", "content": …}}, got {json.dumps(decision)}')
+
+
+def correction_messages(reply: str, error: str) -> list[dict]:
+    """TODO 1.3 — the two messages that send an unreadable reply back: the model's own reply, then
+    what was wrong with it and a request for one JSON object. The model tries again."""
+    return [
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": f"Your reply could not be used: {error}. "
+                                    "Answer again with exactly one valid JSON object, as described."},
+    ]
+
+import inspect
+
+
+def execute_tool(tools: dict[str, dict], name: str, args) -> str:
+    if name not in tools:
+        return f"Error: unknown tool '{name}'. Available tools: {', '.join(tools)}"
+    func = tools[name]["function"]
+    if not isinstance(args, dict):
+        return "Error: args must be a JSON object"
+    params = inspect.signature(func).parameters
+    unknown = [key for key in args if key not in params]
+    if unknown:
+        return f"Error: {name}() got an unexpected keyword argument {unknown[0]!r}; its parameters are {', '.join(params)}"
+    try:
+        return str(func(**args))
+    except Exception as error:
+        return f"Error: {name} failed: {error}"
+
+def react_agent(question: str, tools: dict[str, dict], max_steps: int = 8) -> str:
+    """TODO 1.5 — the loop: system prompt and question; then ask, parse, and either answer, run the
+    tool, or send the bad reply back. At most max_steps model calls."""
+    messages = [{"role": "system", "content": build_system_prompt(tools)},
+                {"role": "user", "content": question}]
+    for _ in range(max_steps):
+        reply = llm(messages)
+        try:
+            decision = parse_decision(reply)
+        except ValueError as error:
+            messages.extend(correction_messages(reply, str(error)))
+            continue
+        if decision["type"] == "final":
+            return decision["content"]
+        result = execute_tool(tools, decision["name"], decision["args"])
+        messages.append({"role": "assistant", "content": reply})
+        messages.append({"role": "tool", "content": result})
+    return f"Stopped: no final answer after {max_steps} steps."
+
