@@ -67,7 +67,8 @@ __all__ = [
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
     "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_system_prompt_used",
-    "expect_final_returned", "expect_observation_labelled", "labelled_twice",
+    "expect_final_returned", "expect_observation_labelled", "labelled_twice", "argument_errors",
+    "expect_bare_results",
 ]
 
 
@@ -754,6 +755,36 @@ def model_words(exchange) -> str | None:
         return content if isinstance(content, str) else None
     reply = getattr(exchange, "reply", None)
     return reply if isinstance(reply, str) else None
+
+
+def argument_errors(world, name, args) -> list[str]:
+    """What Python says of `args` for the tool `name`: the call's own TypeError ("unexpected keyword
+    argument 'x'") or, for code that checks them first with inspect.signature(func).bind(**args),
+    the signature's ("missing a required argument: 'a'"). Either tells the model what was wrong."""
+    said = ["unexpected keyword argument"]
+    try:
+        inspect.signature(world.tools[name]).bind(**args)
+    except TypeError as error:
+        said.append(str(error))
+    except (KeyError, ValueError):  # no such tool, or no signature to read
+        pass
+    return said
+
+
+def expect_bare_results(run, call_text: Callable[[ToolCall], str]) -> None:
+    """Each tool message holds the result as execute_tool returns it, nothing around it: the model
+    reads the message as the value itself ("Result: 30" becomes add(a='Result: 30', …)). A lesson
+    may word `result_wrapped` its own way; `call_text` shows a call as the lesson writes calls."""
+    for call in run.tool_calls:
+        if call.failed or call.round >= len(run.exchanges):
+            continue
+        result = str(call.output)
+        sent = [content_text(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
+        wrapped = [text for text in sent if wraps_result(text, result)]
+        if wrapped and result not in [text.strip() for text in sent]:
+            failure = Fail("result_wrapped", call=call_text(call), got=repr(wrapped[-1]), result=repr(result))
+            failure.cause = "the tool message wraps the result"
+            raise failure
 
 
 def wraps_result(text: str, result: str) -> bool:

@@ -4,13 +4,13 @@ Your functions run in a separate process; `learner.call` calls one of them, `run
 loop on a task of scenarios.yaml against the mock model, which answers `llm(messages)` with
 decision dicts. Numbers come from `world`, so with another seed every expected value changes.
 """
-import inspect
 import re
 
-from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_asked_once,
-                                expect_fresh_start, expect_history_kept, expect_own_fallback, expect_question_asked,
-                                expect_step_limit, expect_unknown_tool_said, quoted, raised_in, registry_arg, shown, tool_arg,
-                                tool_call_text, unseen, wraps_result)
+from validator.checking import (Fail, ToolBox, argument_errors, check, content_text, expect, expect_answer,
+                                expect_asked_once, expect_bare_results, expect_fresh_start, expect_history_kept,
+                                expect_own_fallback, expect_question_asked, expect_step_limit,
+                                expect_unknown_tool_said, quoted, raised_in, registry_arg, shown, tool_arg,
+                                tool_call_text, unseen)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -77,20 +77,6 @@ def run_execute_tool(learner, world, name, args, crash_key=None):
     return result, toolbox.calls
 
 
-def argument_errors(world, name, args) -> list[str]:
-    """What Python says of `args` for the tool `name`: the call's own TypeError ("unexpected keyword
-    argument 'x'") or, for code that checks them first with inspect.signature(func).bind(**args),
-    the signature's ("missing a required argument: 'a'"). Either tells the model what was wrong."""
-    said = ["unexpected keyword argument"]
-    try:
-        inspect.signature(world.tools[name]).bind(**args)
-    except TypeError as error:
-        said.append(str(error))
-    except (KeyError, ValueError):  # no such tool, or no signature to read
-        pass
-    return said
-
-
 def expect_error_text(result, name, args, words, *others):
     """The error text holds `words` (or one of `others`, other words for the same mistake)."""
     expect(isinstance(result, str) and any(w in result for w in (words, *others)), "tool_error_wrong", name=name,
@@ -127,7 +113,8 @@ def test_returns_text(learner, world):
            expected=repr(expected))
 
 
-@check("1.2", points=1, en="runs the tool once per call, not again for its result", zh="每次调用只执行工具一次，不会为了取结果再执行一遍")
+@check("1.2", points=1, en="runs the tool once per call, not again for its result",
+       zh="每次调用只执行工具一次，不会为了取结果再执行一遍")
 def test_runs_the_tool_once(learner, world):
     v = numbers(world, "arithmetic")
     args = {"a": v["a"], "b": v["b"]}
@@ -223,25 +210,10 @@ def explain(run, max_steps=5):
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
     expect_history_kept(run)
-    expect_bare_results(run)
+    expect_bare_results(run, call_text_of)
     last = run.exchanges[-1].decision
     if last.get("type") == "tool" and len(run.exchanges) < max_steps and run.returned_last_round(last):
         expect(False, "returned_before_final", got=quoted(run.answer), call=tool_call_text(last))
-
-
-def expect_bare_results(run):
-    """Each tool message holds the result as execute_tool returns it, nothing around it: the model
-    reads the message as the value itself ("Result: 30" becomes add(a='Result: 30', …))."""
-    for call in run.tool_calls:
-        if call.failed or call.round >= len(run.exchanges):
-            continue
-        result = str(call.output)
-        sent = [content_text(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
-        wrapped = [text for text in sent if wraps_result(text, result)]
-        if wrapped and result not in [text.strip() for text in sent]:
-            failure = Fail("result_wrapped", call=call_text_of(call), got=repr(wrapped[-1]), result=repr(result))
-            failure.cause = "the tool message wraps the result"
-            raise failure
 
 
 def args_of(call) -> dict:

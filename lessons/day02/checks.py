@@ -5,12 +5,12 @@ loop on a task of scenarios.yaml against the mock model, which answers `llm(mess
 decision written as JSON text: bare, in a ```json fence or in prose, and sometimes broken.
 Numbers come from `world`, so with another seed every expected value changes.
 """
-import inspect
 import json
 
-from validator.checking import (Fail, ToolBox, check, content_text, expect, expect_answer, expect_fresh_start,
-                                expect_history_kept, expect_own_fallback, expect_question_asked, expect_step_limit,
-                                expect_unknown_tool_said, quoted, shown, tool_arg, tool_call_text, unseen, wraps_result)
+from validator.checking import (Fail, ToolBox, argument_errors, check, content_text, expect, expect_answer,
+                                expect_bare_results, expect_fresh_start, expect_history_kept, expect_own_fallback,
+                                expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
+                                tool_arg, tool_call_text, unseen, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -219,20 +219,6 @@ def run_execute_tool(learner, world, name, args, crash_key="tool_crashed"):
     return result, toolbox.calls
 
 
-def argument_errors(world, name, args) -> list[str]:
-    """What Python says of `args` for the tool `name`: the call's own TypeError ("unexpected keyword
-    argument 'x'") or, for code that checks them first with inspect.signature(func).bind(**args),
-    the signature's ("missing a required argument: 'a'"). Either tells the model what was wrong."""
-    said = ["unexpected keyword argument"]
-    try:
-        inspect.signature(world.tools[name]).bind(**args)
-    except TypeError as error:
-        said.append(str(error))
-    except (KeyError, ValueError):  # no such tool, or no signature to read
-        pass
-    return said
-
-
 def expect_error_text(result, name, args, words, *others):
     """The error text holds `words` (or one of `others`, other words for the same mistake)."""
     expect(isinstance(result, str) and any(w in result for w in (words, *others)), "tool_error_wrong", name=name,
@@ -252,7 +238,8 @@ def test_runs_the_tool(learner, world):
            expected=repr(expected))
 
 
-@check("1.4", points=1, en="runs the tool once per call, not again for its result", zh="每次调用只执行工具一次，不会为了取结果再执行一遍")
+@check("1.4", points=1, en="runs the tool once per call, not again for its result",
+       zh="每次调用只执行工具一次，不会为了取结果再执行一遍")
 def test_runs_the_tool_once(learner, world):
     v = numbers(world, "arithmetic")
     args = {"a": v["a"], "b": v["b"]}
@@ -346,7 +333,7 @@ def explain(run, max_steps=8):
             expect(not roles, "result_wrong_role", call=repeated, role=", ".join(roles))
         expect(False, "history_not_fed_back", call=repeated, calls=asked.count(repeated))
     expect_history_kept(run)
-    expect_bare_results(run)
+    expect_bare_results(run, call_text_of)
     last = run.exchanges[-1]
     if (last.decision.get("type") == "tool" and last.layout != "broken" and len(run.exchanges) < max_steps
             and run.returned_last_round(last.decision)):
@@ -354,21 +341,6 @@ def explain(run, max_steps=8):
     # a reply with no decision in it, returned: parse_decision took it for one
     expect(last.layout != "broken" or len(run.exchanges) >= max_steps, "returned_broken_reply",
            reply=last.reply, got=quoted(run.answer))
-
-
-def expect_bare_results(run):
-    """Each tool message holds the result as execute_tool returns it, nothing around it: the model
-    reads the message as the value itself ('"30"', "Result: 30" becomes add(a='"30"', …))."""
-    for call in run.tool_calls:
-        if call.failed or call.round >= len(run.exchanges):
-            continue
-        result = str(call.output)
-        sent = [content_text(m) for m in run.exchanges[call.round].messages if m.get("role") == "tool"]
-        wrapped = [text for text in sent if wraps_result(text, result)]
-        if wrapped and result not in [text.strip() for text in sent]:
-            failure = Fail("result_wrapped", call=call_text_of(call), got=repr(wrapped[-1]), result=repr(result))
-            failure.cause = "the tool message wraps the result"
-            raise failure
 
 
 def call_text_of(call) -> str:
