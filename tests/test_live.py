@@ -492,7 +492,10 @@ def test_a_question_that_runs_out_of_time_says_nothing_of_the_next(scripted):
     musing = {"id": "chatcmpl-2", "object": "chat.completion", "model": "real-model", "choices": [{
         "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Thought: again\nAction: Calculator\nAction Input: 1 + 1"}}]}
     done = dict(musing, choices=[dict(musing["choices"][0], message={"role": "assistant", "content": "Final Answer: done"})])
-    script.append(lambda body: (200, musing, {}, 2) if "3 + 5" in json.dumps(body["messages"]) else (200, done, {}, 1))
+    # Each of its replies takes 5 s: a busy machine moves the 3 s limit on by the child's wait for a CPU,
+    # up to BACKSTOP (12) times 3 s, and ten replies (max_steps) take longer than that, so the first
+    # question always ends by its time limit, never by running out of steps.
+    script.append(lambda body: (200, musing, {}, 5) if "3 + 5" in json.dumps(body["messages"]) else (200, done, {}, 1))
     env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="any", REACTLINGS_LIVE_SECONDS="3")
     result = subprocess.run([sys.executable, "validate.py", "day06", "--live", "--solution"], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=120)
