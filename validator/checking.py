@@ -66,7 +66,8 @@ __all__ = [
     # checks more than one lesson makes
     "expect_format_explained", "glued_on", "expect_question_asked", "expect_answer", "expect_step_limit",
     "expect_unknown_tool_said", "expect_own_fallback", "expect_turns_sent_back", "expect_accepted",
-    "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_system_prompt_used",
+    "expect_history_kept", "expect_fresh_start", "expect_asked_tools_ran", "expect_requests_run",
+    "expect_system_prompt_used",
     "expect_final_returned", "expect_observation_labelled", "labelled_twice", "argument_errors",
     "expect_bare_results",
 ]
@@ -185,17 +186,32 @@ def tool_arg(name: str) -> dict:
     return {"$tool": name}
 
 
-def takes(tool, arguments: dict) -> bool:
-    """Whether the grader's `tool` takes these keyword arguments (True when it has no signature)."""
+def bind_error(tool, arguments: dict) -> str | None:
+    """What binding these keyword arguments to the grader's `tool` says is wrong ("missing a
+    required argument: 'a'"); None when it takes them, or has no signature to bind to."""
     if tool is None:
-        return True
+        return None
     try:
         inspect.signature(tool).bind(**arguments)
-    except TypeError:
-        return False
+    except TypeError as error:
+        return str(error)
     except ValueError:
-        return True
-    return True
+        return None
+    return None
+
+
+@lru_cache(maxsize=256)
+def tool_spec(tool) -> tuple[list, str | None] | None:
+    """The parameters ([name, kind, has a default, the default when plain]) and docstring the child's
+    function for `tool` shows; None for one without a signature. Read once per tool: every call of
+    a grading, and of a class's, hands the world's same tools again."""
+    try:
+        parameters = inspect.signature(tool).parameters.values()
+    except (TypeError, ValueError):  # a builtin without one: the child's function keeps *args, **kwargs
+        return None
+    plain = (str, int, float, bool, type(None))
+    return ([[p.name, int(p.kind), p.default is not p.empty, p.default if isinstance(p.default, plain) else None]
+             for p in parameters], tool.__doc__ if isinstance(tool.__doc__, str) else None)
 
 
 def with_signatures(value, world: LessonWorld):
@@ -209,15 +225,9 @@ def with_signatures(value, world: LessonWorld):
         return value
     found = {k: with_signatures(v, world) for k, v in value.items()}
     tool = world.tools.get(str(value["$tool"])) if "$tool" in value else None
-    if tool is not None:
-        try:
-            parameters = inspect.signature(tool).parameters.values()
-        except (TypeError, ValueError):  # a builtin without one: the child's function keeps *args, **kwargs
-            return found
-        plain = (str, int, float, bool, type(None))
-        found["params"] = [[p.name, int(p.kind), p.default is not p.empty,
-                            p.default if isinstance(p.default, plain) else None] for p in parameters]
-        found["doc"] = tool.__doc__ if isinstance(tool.__doc__, str) else None
+    spec = tool_spec(tool) if tool is not None else None
+    if spec:
+        found["params"], found["doc"] = spec
     return found
 
 
@@ -364,7 +374,7 @@ class AgentRun:
                     continue
                 given = ({k: self.scenario.render(str(v), []) for k, v in given.items()} if isinstance(given, dict)
                          else self.scenario.render(given, []))
-                if isinstance(given, dict) and not takes(self.tools.get(call.tool), given):
+                if isinstance(given, dict) and bind_error(self.tools.get(call.tool), given):
                     continue  # arguments the tool does not take: its error, which a loop may give unrun
                 if not any(same_call((call.tool, given), ran.name, ran.input) for ran in asked_for + self.earlier):
                     shown = ", ".join(f"{k}={v!r}" for k, v in given.items()) if isinstance(given, dict) else repr(given)
@@ -727,6 +737,20 @@ def expect_asked_tools_ran(run: AgentRun) -> None:
             raise Fail("asked_again_without_tool", call=f"{asked[0][0]}({asked[0][1]!r})", round=number)
 
 
+def expect_requests_run(run: AgentRun) -> None:
+    """Each tool call the model asked for (text protocol) ran, with the input it wrote, and its real
+    result is in the prompts after it (none when the run ended there, out of steps)."""
+    for index, exchange in enumerate(run.exchanges):
+        if (request := read_request(exchange.reply)) is None:
+            continue
+        tool, tool_input = request
+        calls = [c for c in run.tool_calls if c.name == tool and str(c.input).strip() == tool_input]
+        expect(calls, "tool_not_run", tool=tool, input=tool_input)
+        later = [e.prompt for e in run.exchanges[index + 1:]]
+        if later:
+            expect(any(str(calls[0].output) in p for p in later), "observation_not_real", output=calls[0].output)
+
+
 def is_own_message(answer, run: AgentRun) -> bool:
     """Whether `answer` is a message of the agent's own: a str, not empty, not the question handed
     back, nor the model's words in one of its replies (or their first lines: a reply cut where a
@@ -761,14 +785,8 @@ def argument_errors(world, name, args) -> list[str]:
     """What Python says of `args` for the tool `name`: the call's own TypeError ("unexpected keyword
     argument 'x'") or, for code that checks them first with inspect.signature(func).bind(**args),
     the signature's ("missing a required argument: 'a'"). Either tells the model what was wrong."""
-    said = ["unexpected keyword argument"]
-    try:
-        inspect.signature(world.tools[name]).bind(**args)
-    except TypeError as error:
-        said.append(str(error))
-    except (KeyError, ValueError):  # no such tool, or no signature to read
-        pass
-    return said
+    bound = bind_error(world.tools.get(name), args)
+    return ["unexpected keyword argument", *([bound] if bound else [])]
 
 
 def expect_bare_results(run, call_text: Callable[[ToolCall], str]) -> None:

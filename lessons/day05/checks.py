@@ -9,10 +9,10 @@ import random
 import re
 
 from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_asked_tools_ran,
-                                expect_final_returned, expect_format_explained, expect_own_fallback, first_number,
-                                glued_on, imagined, labelled_twice, learner_object, names_tool, read_final,
-                                read_request, read_steps, request_text, sees_question, shown, text_from, tools_arg,
-                                unseen, written_after_request)
+                                expect_requests_run, expect_final_returned, expect_format_explained,
+                                expect_own_fallback, first_number, glued_on, imagined, labelled_twice, learner_object,
+                                names_tool, read_final, read_request, read_steps, request_text, sees_question, shown,
+                                text_from, tools_arg, unseen, written_after_request)
 
 OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: a prompt describes the ones it is given
     "Dictionary": "Looks up an English word and gives its meaning. Input: the word.",
@@ -487,20 +487,6 @@ def test_only_real_observations(learner, world):
     expect_requests_run(picked)
     v = picked.scenario.values
     expect_answer(learner, picked, str(v["pick"] * v["pick"]), "")
-
-
-def expect_requests_run(run):
-    """Each tool call the model asked for ran, with the input it wrote, and only its real result
-    reached the prompts after it."""
-    for index, exchange in enumerate(run.exchanges):
-        if (request := read_request(exchange.reply)) is None:
-            continue
-        tool, tool_input = request
-        calls = [c for c in run.tool_calls if c.name == tool and str(c.input).strip() == tool_input]
-        expect(calls, "tool_not_run", tool=tool, input=tool_input)
-        later = [e.prompt for e in run.exchanges[index + 1:]]
-        if later:
-            expect(any(str(calls[0].output) in p for p in later), "observation_not_real", output=calls[0].output)
 
 
 @check("3.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",

@@ -8,11 +8,12 @@ import json
 import re
 import unicodedata
 
-from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate, check,
-                                expect, expect_asked_once, expect_asked_tools_ran, expect_final_returned,
-                                expect_format_explained, expect_own_fallback, expect_unknown_tool_said, first_number,
-                                glued_on, imagined, labelled_twice, read_final, read_request, read_steps, request_text,
-                                sees_question, shown, steps_arg, tools_arg, unseen, written_after_request)
+from validator.checking import (ACTION, ACTION_INPUT, OBSERVATION, Fail, Record, ToolBox, answer_text, calculate,
+                                check, expect, expect_asked_once, expect_asked_tools_ran, expect_requests_run,
+                                expect_final_returned, expect_format_explained, expect_own_fallback,
+                                expect_unknown_tool_said, first_number, glued_on, imagined, labelled_twice,
+                                read_final, read_request, read_steps, request_text, sees_question, shown, steps_arg,
+                                tools_arg, unseen, written_after_request)
 
 OTHER_TOOLS = {
     "Translator": "Translates a sentence into English. Input: the sentence.",
@@ -633,22 +634,6 @@ def test_really_uses_model_and_tools(learner, world):
     expect_requests_run(picked)
     v = world.scenarios["pick"].values
     expect_answer(learner, picked, str(v["pick"] * v["pick"]))
-
-
-def expect_requests_run(run):
-    """Each tool call the model asked for ran, with the input it wrote, and its real result is in
-    the prompts after it."""
-    for index, exchange in enumerate(run.exchanges):
-        if (request := read_request(exchange.reply)) is None:
-            continue
-        tool, tool_input = request
-        calls = [c for c in run.tool_calls if c.name == tool and str(c.input).strip() == tool_input]
-        expect(calls, "tool_not_run", tool=tool, input=tool_input)
-        later_prompts = [e.prompt for e in run.exchanges[index + 1:]]
-        if not later_prompts:  # the run ended here (out of steps): there is no next prompt to look at
-            continue
-        expect(any(calls[0].output in p for p in later_prompts), "observation_not_real",
-               output=calls[0].output)
 
 
 @check("1.3", points=1, en="an unknown tool's error says there is no such tool, not that it failed",

@@ -111,7 +111,8 @@ def checks_signature_problems(checks: dict) -> list[str]:
 
 
 def checks_signature_rule(lesson: Lesson) -> Verdict:
-    return verdict("checks take learner and world only", checks_signature_problems(texts.check_functions(lesson.folder)),
+    return verdict("checks take learner and world only",
+                   checks_signature_problems(texts.check_functions(lesson.folder)),
                    "take what a check needs from `learner` and `world`; a case per scenario is a loop inside the check")
 
 
@@ -179,8 +180,8 @@ def smallest_minimum() -> dict:
 # ---------------------------------------------------------------- all of them
 
 RULES: list[Callable[[Lesson], Verdict]] = [
-    solution_rule, template_rule, template_current_rule, checks_import_rule, checks_signature_rule, texts_rule, message_keys_rule,
-    readme_language_rule, readme_todos_rule, navigation_rule, table_rule, corpus_rule]
+    solution_rule, template_rule, template_current_rule, checks_import_rule, checks_signature_rule, texts_rule,
+    message_keys_rule, readme_language_rule, readme_todos_rule, navigation_rule, table_rule, corpus_rule]
 
 
 def check_lesson(lesson: Lesson) -> list[Verdict]:

@@ -119,7 +119,8 @@ class Collector:
                 raise LessonError(f"{item.name} asks for {', '.join(asked)}, or is parametrized: a check takes "
                                   f"{' and '.join(CHECK_FIXTURES)}, no other fixture")
             learner = self.learners[item.nodeid] = Learner(self.submission, self.lesson, self.scenario_world)
-            item.obj(**{name: {"learner": learner, "world": self.scenario_world}[name] for name in asked})
+            fixtures = {"learner": learner, "world": self.scenario_world}
+            item.obj(**{name: fixtures[name] for name in asked})
         except (KeyboardInterrupt, pytest.exit.Exception):  # Ctrl-C: the run stops (pytest_keyboard_interrupt)
             raise
         except BaseException as error:  # noqa: B036 - as pytest, a check that raised anything failed
