@@ -603,6 +603,30 @@ def test_folder_names_are_unique_safe_and_the_same_on_every_run():
     # a name that looks like another's hashed folder is no such folder: "~" makes a name hashed too
     taker = {**found, folders["bob smith.py"] + ".py": folders["bob smith.py"]}
     assert len(set(folder_names(taker).values())) == len(taker)
+    # a name of letters four bytes long each (Unicode's Extension B) fits a file system's 255 bytes
+    long = {"\U00020000" * 62 + " x.py": "\U00020000" * 62 + " x", "\U00020000" * 63 + ".py": "\U00020000" * 63}
+    assert all(len(folder.encode()) <= 255 and folder.endswith(f"~{folder[-16:]}") for folder in folder_names(long).values())
+
+
+@pytest.mark.slow
+def test_a_name_too_long_in_bytes_or_a_file_of_unclosed_quotes_costs_no_classmate_a_grade(tmp_path):
+    """Two submissions made to stop a class run: a name whose folder, cut at 64 characters, was
+    longer than a file system's 255 bytes (the run ended at it, no gradebook made), and a folder
+    holding a second candidate of unclosed quotes, whose fingerprint took hours as the run looked
+    for the file to grade (each quote scanned the rest of the file again)."""
+    solution = (ROOT / "solutions" / "day06.py").read_text(encoding="utf-8")
+    submissions = tmp_path / "class"
+    submissions.mkdir()
+    (submissions / "alice.py").write_text(solution, encoding="utf-8")
+    (submissions / ("\U00020000" * 62 + " x.py")).write_text(solution, encoding="utf-8")
+    (submissions / "mallory" / "old").mkdir(parents=True)
+    (submissions / "mallory" / "day06.py").write_text(solution, encoding="utf-8")
+    (submissions / "mallory" / "old" / "day06.py").write_text("\\'\'\'x\n" * 150_000, encoding="utf-8")  # 0.9 MB
+    done = grade_class(submissions, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    book = rows(tmp_path / "out")
+    assert {row["status"] for row in book.values()} == {"graded"} and len(book) == 3
+    assert {row["score"] for row in book.values()} == {str(sum(day06_points().values()))}
 
 
 @LINUX

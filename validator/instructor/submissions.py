@@ -173,10 +173,21 @@ def folder_names(found: dict[str, str]) -> dict[str, str]:
     owners = Counter(same_name(name) for name in found.values())
     folders = {}
     for file, name in found.items():
-        plain = not UNSAFE.search(name) and unicodedata.is_normalized("NFC", name) and owners[same_name(name)] == 1
-        hashed = UNSAFE.sub("_", file)[:64] + "~" + hashlib.sha256(os.fsencode(file)).hexdigest()[:16]
+        plain = not UNSAFE.search(name) and unicodedata.is_normalized("NFC", name) and owners[same_name(name)] == 1 \
+            and len(name.encode("utf-8", "surrogateescape")) <= NAME_BYTES
+        hashed = _cut(UNSAFE.sub("_", file), NAME_BYTES) + "~" + hashlib.sha256(os.fsencode(file)).hexdigest()[:16]
         folders[file] = name if plain else hashed
     return folders
+
+
+# A folder's name in bytes, at most: a file system's limit is 255 bytes (not characters: a CJK
+# character of Unicode's Extension B takes four), and a hashed name adds 17 to it.
+NAME_BYTES = 128
+
+
+def _cut(name: str, most: int) -> str:
+    """The longest start of `name` that takes at most `most` bytes in UTF-8, no character cut."""
+    return name.encode("utf-8", "surrogateescape")[:most].decode("utf-8", "ignore")
 
 
 UNSAFE = re.compile(r"[^\w.@+-]")  # what a name must not hold to be a folder's name as it is
@@ -390,8 +401,12 @@ def _unzip(archive: Path, shown: str, target: Path, lesson: Lesson, lang: str) -
 
 
 # A string literal (its prefix, its quotes, what it holds) or a comment: what splits the code up.
-_LITERAL_OR_COMMENT = re.compile(r"""([rRbBuUfF]{0,2}(?:'{3}(?:\\.|[^\\])*?'{3}|"{3}(?:\\.|[^\\])*?"{3}"""
-                                 r"""|'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*")|#[^\n]*)""", re.S)
+# A literal left open runs to the end of the file (three quotes) or of its line (one), as Python's
+# tokenizer reads it: were it no literal, each quote after it would scan the rest of the file
+# again, and a file of unclosed quotes would take hours (time grows with the square of its size).
+_LITERAL_OR_COMMENT = re.compile(r"""([rRbBuUfF]{0,2}(?:'{3}(?:\\.|\\\Z|[^\\])*?(?:'{3}|\Z)"""
+                                 r"""|"{3}(?:\\.|\\\Z|[^\\])*?(?:"{3}|\Z)"""
+                                 r"""|'(?:\\.|[^\\'\n])*(?:'|(?=\n)|\\?\Z)|"(?:\\.|[^\\"\n])*(?:"|(?=\n)|\\?\Z))|#[^\n]*)""", re.S)
 _BETWEEN_WORDS = re.compile(r"(?<=\w)(?:\s|\\\n)+(?=\w)")  # the space that keeps `return x` from `returnx`
 _NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")  # not an attribute's: json.loads and ast.literal_eval stay apart
 _KEYWORDS = frozenset(keyword.kwlist + keyword.softkwlist)
