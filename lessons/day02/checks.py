@@ -150,7 +150,10 @@ def test_refuses_other_json(learner, world):
     for other in ({"result": v["a"] * v["b"], "unit": "none"},  # no "type" at all
                   {"type": "tool"},  # a call of no tool, with nothing to pass it
                   {"type": "tool", "name": "multiply"},  # a tool with no args to call it with
-                  {"type": "final"}):  # an answer with nothing in it
+                  {"type": "final"},  # an answer with nothing in it
+                  {"type": "thought", "content": f"I multiply {v['a']} by {v['b']} first."},  # a type of no decision
+                  {"content": final_decision(world)["content"]},  # a content, but no type
+                  {"name": "multiply", "args": {"a": v["a"], "b": v["b"]}}):  # a call, but no type
         expect_refused(learner, json.dumps(other), key="parse_accepted_other")
 
 
