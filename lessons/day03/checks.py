@@ -106,11 +106,13 @@ def test_joins_wrapped_lines(learner, world):
     expect_read(learner, world.docstrings["wrapped_colon"], "docstring_wrapped")  # "key: value" on the second line
 
 
-@check("1.1", points=1, en="stops at the next section: Returns and Raises hold no parameters",
-       zh="读到下一个小节为止：Returns 和 Raises 里没有参数")
+@check("1.1", points=1, en="stops at the next section, whatever its name: Returns, Raises, Yields, … hold no parameters",
+       zh="读到下一个小节为止，不管它叫什么：Returns、Raises、Yields……里都没有参数")
 def test_stops_at_next_section(learner, world):
     for case in (world.docstrings["sections"], world.docstrings["raises_first"]):  # right after the last parameter
         expect_read(learner, case, "docstring_sections", section=case["next"])
+    for case in world.docstrings["other_sections"]:  # Yields:, Example:, Note: (a list of names misses some)
+        expect_read(learner, case, "docstring_other_section", section=case["next"])
 
 
 @check("1.1", points=1, en="no Args section, or no docstring at all (None)", zh="没有 Args 小节，或者根本没有文档字符串（None）")
@@ -392,7 +394,8 @@ def near_miss(name: str) -> str:
     return name[:-1] if name.endswith("s") else name + "s"
 
 
-@check("1.3", points=1, en="arguments that are all right: no problem", zh="完全正确的参数：没有问题")
+@check("1.3", points=1, en="arguments that are all right: no problem, and the schema left as it was",
+       zh="完全正确的参数：没有问题，schema 也原样不动")
 def test_valid_arguments(learner, world):
     fn = world.functions[0]
     arguments = full_arguments(fn)
@@ -400,6 +403,26 @@ def test_valid_arguments(learner, world):
     expect_optional_known(fn, got)
     expect(got == [], "valid_rejected", got=shown(got), schema=as_json(fn["parameters"]),
            arguments=as_json(arguments))
+    # The caller keeps its schema for the next call: one ticked off (a name removed from required)
+    # reports nothing missing ever after. Watched on good arguments and on bad ones.
+    bad = {k: v for k, v in arguments.items() if k != fn["parameters"]["required"][0]}
+    bad[near_miss(fn["params"][0]["name"])] = fn["params"][0]["example"]
+    for given in (arguments, bad):
+        expect_left_as_given(learner, fn["parameters"], given)
+
+
+def expect_left_as_given(learner, parameters: dict, arguments: dict) -> None:
+    """validate_arguments(parameters, arguments) changes neither: it only reads them."""
+    try:
+        learner.call("validate_arguments", parameters, arguments, watch=True)
+    except Fail as failure:
+        if failure.key in ("crashed", "stop_iteration"):
+            return  # raising is said by the checks that look at what it returns
+        raise
+    if learner.changed_args:
+        n = learner.changed_args[0]
+        raise Fail("validation_changed_input", which="parameters" if n == 0 else "arguments",
+                   schema=as_json(parameters), arguments=as_json(arguments))
 
 
 def expect_optional_known(fn: dict, got) -> None:
@@ -785,11 +808,11 @@ def test_refuses_other_operators(learner, world):
 POWER_SECONDS = 1.0
 
 
-@check("1.5", points=1, en="refuses powers too large to compute, at once",
-       zh="结果大到算不动的乘方，立刻拒绝")
+@check("1.5", points=1, en="refuses powers too large to compute, at once, and only those: 0 ** n, n ** 0",
+       zh="结果大到算不动的乘方立刻拒绝，而且只拒绝这些：0 ** n、n ** 0 照算")
 def test_refuses_huge_powers(learner, world):
     learner.limit = POWER_SECONDS
-    a = values(world)["a"]
+    a, b, c = (values(world)[k] for k in "abc")
     for expression in ("9 ** 9 ** 9", "(((9 ** 99) ** 99) ** 99) ** 99", f"{a}.5 ** 1000"):
         try:
             got, failure = call_or_raised(learner, "calculator", expression)
@@ -801,6 +824,13 @@ def test_refuses_huge_powers(learner, world):
             raise Fail("power_returned", expression=expression,
                        got=f"a number of {len(str(got))} digits" if isinstance(got, int) else shown(got))
         judge_refusal(learner, expression, got, failure)
+    # small powers the size estimate must not trip on: math.log10(0) raises, so does 100 / 0.
+    # (0 ** 0 is 1 in Python; a refusal of it with a ValueError is no mistake either.)
+    for expression in (f"0 ** {c}", f"({b} - {b}) ** {a}", f"0.0 ** {b}", f"{a} ** 0", f"{c}.5 ** 0"):
+        expect_number(learner, expression, refused="small_power_refused")
+    got, failure = call_or_raised(learner, "calculator", "0 ** 0")
+    if failure is None or not failure.raised_a("ValueError") or "domain" in failure.params.get("message", ""):
+        expect_number(learner, "0 ** 0", refused="small_power_refused")  # else refused on purpose
 
 
 # A message that says what went wrong with a division by zero, in any words: zero or 0 (by 0, the

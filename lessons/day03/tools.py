@@ -57,9 +57,16 @@ def docstrings(functions: list[dict]) -> dict:
         "wrapped_colon": read_as(with_colon(wrapped), write(with_colon(wrapped), wrap=True)),
         "sections": dict(read_as(sections, write(sections, sections="Returns")), next="Returns"),
         "raises_first": dict(read_as(sections, write(sections, sections="Raises")), next="Raises"),
+        # sections a parser that knows only Returns and Raises by name reads as parameters
+        "other_sections": [dict(read_as(sections, write(sections, sections=name)), next=name)
+                           for name in OTHER_SECTIONS],
         "summary_only": {"doc": short["summary"], "summary": short["summary"], "params": {}},
         "none": {"doc": None, "summary": "", "params": {}},
     }
+
+
+# Other sections of the Google style, each with what it holds: its name is no parameter's.
+OTHER_SECTIONS = ("Yields", "Example", "Note")
 
 
 def with_colon(fn: dict) -> dict:
@@ -81,7 +88,8 @@ def write(fn: dict, wrap: bool = False, sections: str = "", described: bool = Fa
     and the longest parameter description over two. `described`: a second paragraph, over two
     lines, between the summary and Args: more about the function, no part of its summary.
     `sections`: Returns and Raises after Args, the one named ("Returns" or "Raises") first, with no
-    blank line before it (the Args section ends at a blank line or a dedent)."""
+    blank line before it (the Args section ends at a blank line or a dedent); another name (one
+    of OTHER_SECTIONS) comes right after Args the same way, then Raises."""
     summary = halves(fn["summary"]) if wrap else [fn["summary"]]
     longest = max(fn["params"], key=lambda p: len(p["text"]))["name"]
     lines = [*summary, ""]
@@ -94,8 +102,15 @@ def write(fn: dict, wrap: bool = False, sections: str = "", described: bool = Fa
         lines += [f"        {more}" for more in text[1:]]
     if sections:
         parts = {"Returns": ["Returns:", f"    {fn['returns']}"], "Raises": ["Raises:", f"    {fn['raises']}"]}
-        first, second = sorted(parts, key=lambda name: name != sections)
-        lines += [*parts[first], "", *parts[second]]
+        example = ", ".join(repr(p["example"]) for p in fn["params"] if not p["optional"])
+        other = {"Yields": ["Yields:", f"    {fn['returns']}"],
+                 "Example": ["Example:", f"    >>> {fn['name']}({example})"],
+                 "Note": ["Note:", *(f"    {half}" for half in halves(fn["details"]))]}
+        if sections in other:
+            lines += [*other[sections], "", *parts["Raises"]]
+        else:
+            first, second = sorted(parts, key=lambda name: name != sections)
+            lines += [*parts[first], "", *parts[second]]
     body = "\n".join(f"    {line}" if line else "" for line in lines[1:])
     doc = f"{lines[0]}\n{body}\n    "
     return f"\n    {doc}" if wrap else doc
