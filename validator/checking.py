@@ -652,7 +652,7 @@ UNKNOWN_TOOL = re.compile(
     r"(?:cannot|can'?t) (?:be )?(?:run|call|called)\b|"
     r"n[o']?t (?:a|an)\s+(?:[\w-]+\s+){0,2}?(?:tool|action|function)|"
     r"n[o']?t (?:have|know|offer|provide|support(?:ed)?|in|among|part of|registered|contain)\b|"
-    r"(?:cannot|can'?t|could ?n[o']?t) find|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|"
+    r"(?:cannot|can'?t|could ?n[o']?t|unable to|failed to) (?:find|locate)|does ?n[o']?t appear|one of\b|do(?:es)? ?n[o']?t exist|not exist|available|"
     r"invalid (?:tool|action|function)|(?:tools|actions|functions)(?: are)?\s*:|choose from|unregistered|"
     r"\bundefined\b|\bhas no (?!attribute)|nothing (?:is )?(?:registered|by that name|called|named)|"
     r"\bno\s+(?:[\w-]+\s+)?(?:entry|handler)\b|unexpected (?:tool|action|function)|can only (?:run|use|call)\b|"
@@ -882,6 +882,18 @@ def expect_system_prompt_used(learner: Learner, content) -> None:
     quotes, which leaves the model without its instructions."""
     prompt = learner.constant("SYSTEM_PROMPT", (str,))
     expect(prompt is None or content == prompt, "system_prompt_not_used", got=quoted(content), expected=quoted(prompt))
+
+
+def expect_system_prompt_sent(learner: Learner, run: AgentRun) -> None:
+    """The run's first request opens with a system message, the file's SYSTEM_PROMPT when it sets
+    one as written: a loop that starts its messages from the question alone (not build_messages)
+    leaves the model without its instructions, though a scripted mock answers all the same."""
+    first = messages_sent(run.exchanges[0]) if run.exchanges else []
+    if not first:
+        return  # no request, or a live model's text: what the run's other checks say
+    system = first[0] if isinstance(first[0], dict) and first[0].get("role") == "system" else None
+    expect(system, "system_prompt_not_sent", got=shown(first[0]))
+    expect_system_prompt_used(learner, chat_text(system))
 
 
 def expect_asked_once(run: AgentRun) -> None:

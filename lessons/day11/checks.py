@@ -12,7 +12,7 @@ import ast
 import json
 
 from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_fresh_start,
-                                expect_own_fallback, expect_turns_sent_back, learner_object, parse_json, quoted,
+                                expect_own_fallback, expect_system_prompt_sent, expect_turns_sent_back, learner_object, parse_json, quoted,
                                 registry_arg, shown)
 
 TOOLS = ["get_quote", "get_fundamentals", "get_news"]
@@ -477,12 +477,13 @@ def figures(world, ticker: str) -> str:
     return f"{ticker}: P/E {row['pe']}, revenue growth {row['revenue_growth_pct']}%"
 
 
-@check("3.1", points=1, en="ten calls in one response: every one answered under its own id",
-       zh="一次响应里十个调用：每一个都在它自己的 id 下得到回答")
+@check("3.1", points=1, en="the system prompt first; ten calls in one response: every one answered under its own id",
+       zh="先发系统提示；一次响应里十个调用：每一个都在它自己的 id 下得到回答")
 def test_ten_calls_answered(learner, world):
     run, _ = agent_round(learner, world, "screen")
     expect_answer(run, *(figures(world, t) for t in SCREEN))
     expect_turns_sent_back(run)  # the model's words beside its calls too, as day 07's loop sends them
+    expect_system_prompt_sent(learner, run)
 
 
 @check("3.1", points=2, en="the agent runs the ten calls side by side", zh="Agent 把十个调用并排同时运行")

@@ -11,7 +11,8 @@ refused at once in your code (lesson.yaml sleep_given) and passes at once in the
 import math
 from urllib.parse import urlsplit
 
-from validator.checking import (Fail, check, expect, expect_observation_labelled, expect_own_fallback, learner_object,
+from validator.checking import (Fail, check, expect, expect_observation_labelled, expect_own_fallback,
+                                expect_system_prompt_sent, learner_object,
                                 read_final, read_request, quoted, registry_arg, shown, tool_arg, written_after_request)
 
 # A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
@@ -747,11 +748,18 @@ def test_retry_after_date(learner, world):
 
 # ---------------------------------------------------------------- TODO 2.3 complete
 
-@check("2.3", points=1, en="every request carries build_request's stop sequence",
-       zh="每个请求都带上 build_request 的 stop 序列")
+@check("2.3", points=1, en="every request is build_request's as it is: its stop sequence, the client's timeout",
+       zh="每个请求都原样用 build_request 的结果：带上它的 stop 序列，用客户端的超时")
 def test_requests_stop(learner, world):
     run, failure = ask(learner, world)
     expect(run.exchanges, "no_request", func="ask")
+    # create(timeout=…) in complete() overrides the client's timeout, as it would from build_request:
+    # judged against make_client's own request (ask_once), so a wrong client costs 1.2 alone
+    client = seconds(one_request(learner, world).headers.get("x-stainless-read-timeout"))
+    for number, exchange in enumerate(run.exchanges, start=1):
+        got = seconds(exchange.headers.get("x-stainless-read-timeout"))
+        expect(got == client, "complete_timeout", request=number, got="none" if got is None else f"{got:g}",
+               expected="none" if client is None else f"{client:g}")
     replies = model_replies(world)
     for number, exchange in enumerate(run.exchanges, start=1):
         stop = exchange.request.get("stop")
@@ -875,11 +883,13 @@ def expect_answer(run, failure, world, *expected):
         run.expect_from_model(text)
 
 
-@check("3.1", points=1, en="one tool: the answer quotes its real result", zh="一个工具：答案引用它的真实结果")
+@check("3.1", points=1, en="one tool, the system prompt first: the answer quotes its real result",
+       zh="一个工具，先发系统提示：答案引用它的真实结果")
 def test_one_tool(learner, world):
     run, failure = agent(learner, world, "weather")
     city = run.scenario.values["city"]
     expect_answer(run, failure, world, world.weather[city])
+    expect_system_prompt_sent(learner, run)
 
 
 @check("3.1", points=1, en="two tools in turn: weather, then the calculator", zh="依次用两个工具：先查天气，再计算")

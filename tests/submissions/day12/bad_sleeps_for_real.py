@@ -1,6 +1,6 @@
 # expect-lose: 2.3 3.1
 # expect-keep: 1.1 1.2 2.1 2.2
-# expect-message: called time.sleep(7) itself
+# expect-message: reached time.sleep(7)
 # why: complete() is handed a sleep to call, but waits with time.sleep itself: the right wait, slept
 # why: for real, where the grader (and a test of the learner's own) would have recorded it.
 # why: with no ModelUnavailable to switch on, TODO 3.1's fallback checks say to fix TODO 2.3 first.
