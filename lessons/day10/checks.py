@@ -12,7 +12,8 @@ the limit; otherwise the run stops, cleanly, without sending it.
 import json
 import math
 
-from validator.checking import (Fail, Record, check, completion_arg, expect, expect_accepted, expect_turns_sent_back,
+from validator.checking import (Fail, Record, check, completion_arg, expect, expect_accepted, expect_system_prompt_sent,
+                                expect_turns_sent_back, is_own_message,
                                 learner_object, quoted, registry_arg, shown)
 
 MODEL = "mock-react-1"
@@ -434,17 +435,16 @@ def expect_within_budget(learner, run, limit: int, reserve: int):
 def expect_budget_stop(run):
     report = run.answer
     expect(report.stopped == "budget", "stopped_wrong", got=quoted(report.stopped), expected="budget")
-    remarks = {str(e.response["choices"][0]["message"].get("content") or "").strip()
-               for e in run.exchanges if e.status == 200}
-    expect(isinstance(report.answer, str) and report.answer.strip() and report.answer.strip() not in remarks,
-           "budget_answer_wrong", got=shown(report.answer))
+    expect(is_own_message(report.answer, run), "budget_answer_wrong",  # not the question, the model's words, a result
+           got=repr(report.answer) if isinstance(report.answer, str) else shown(report.answer))
 
 
-@check("4.1", points=1, en="one step per request, with the mock's usage exactly and its cost",
-       zh="每个请求一步，usage 与 mock 完全一致，并算出费用")
+@check("4.1", points=1, en="the system prompt first, one step per request, with the mock's usage exactly and its cost",
+       zh="先发系统提示，每个请求一步，usage 与 mock 完全一致，并算出费用")
 def test_records_every_step(learner, world):
     run = run_agent(learner, world, "tour")
     expect(run.exchanges, "no_request")
+    expect_system_prompt_sent(learner, run)
     expect_steps(learner, run, world)
     report = run.answer
     final = run.exchanges[-1].response["choices"][0]["message"]
@@ -518,12 +518,15 @@ def test_nothing_fits(learner, world):
     expect(run.answer.steps == [], "steps_count", got=shown(run.answer.steps), sent=0)
 
 
-@check("4.1", points=1, en="max_iter still ends the run: stopped is \"max_iter\"",
-       zh="max_iter 依然结束运行：stopped 为 \"max_iter\"")
+@check("4.1", points=1, en="max_iter still ends the run: stopped is \"max_iter\", the answer a message of your own",
+       zh="max_iter 依然结束运行：stopped 为 \"max_iter\"，answer 是你自己的信息")
 def test_max_iter_still_stops(learner, world):
     run = run_agent(learner, world, "endless", budget_arg(BIG), 3)
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
     expect(run.answer.stopped == "max_iter", "stopped_wrong", got=quoted(run.answer.stopped), expected="max_iter")
+    answer = run.answer.answer
+    expect(is_own_message(answer, run), "max_iter_answer_wrong",  # not "", the question, the model's words, a result
+           got=repr(answer) if isinstance(answer, str) else shown(answer))
 
 
 # ---------------------------------------------------------------- TODO 5.1 summarize
