@@ -413,7 +413,12 @@ def test_trim_fits(learner, world):
 @check("2.1", points=1, en="too long: the system message, then the most recent messages",
        zh="太长时：保留 system 消息，再接上最近的消息")
 def test_trim_keeps_system_and_recent(learner, world):
-    expect_trimmed(learner, world, history(world), 7)  # the cut falls on a user message
+    messages = history(world)
+    expect_trimmed(learner, world, messages, 7)  # the cut falls on a user message
+    got = trim(learner, messages, 1)  # nothing fits after the system message (a [-0:] slice keeps everything)
+    params = {"max": 1, "got": roles(got), "count": len(got), "total": len(messages)}
+    expect(got and got[0] == messages[0], "trim_no_system", **params)
+    expect(len(got) == 1, "trim_system_only", **params)
 
 
 @check("2.1", points=1, en="a cut that falls on a tool result drops it with its call",

@@ -104,7 +104,8 @@ def trim_history(messages: list[dict], max_messages: int) -> list[dict]:
     for start in starts:  # the oldest turn boundary from which the rest fits
         if 1 + len(messages) - start <= max_messages:
             return messages[:1] + messages[start:]
-    return messages[:1] + [m for m in messages[-1:] if m["role"] != "tool"]  # a result alone answers nothing
+    last = [m for m in messages[-1:] if m["role"] != "tool"]  # a result alone answers nothing
+    return messages[:1] + last[:max_messages - 1]  # max_messages=1: the system message alone
 
 
 class ChatSession:
