@@ -40,8 +40,8 @@ def numbers(world, scenario):
 
 # ---------------------------------------------------------------- TODO 1.1 build_registry
 
-def expect_registry(learner, names):
-    got = learner.call("build_registry", [tool_arg(name) for name in names])
+def expect_registry(learner, names, watch=False):
+    got = learner.call("build_registry", [tool_arg(name) for name in names], watch=watch)
     expected = "{" + ", ".join(f"'{name}': <function {name}>" for name in names) + "}"
     given = ", ".join(names)
     expect(isinstance(got, dict), "registry_not_dict", given=given, got=registry_shown(got))
@@ -50,11 +50,13 @@ def expect_registry(learner, names):
     for name in names:
         expect(function_name(got[name]) == name, "registry_not_function", given=given, name=name,
                got=registry_shown(got))
+    expect(not (watch and learner.changed_args), "registry_list_changed", given=given)  # the caller's list, as it was
 
 
-@check("1.1", points=1, en="maps each function's name to the function itself", zh="把每个函数的名字映射到函数本身")
+@check("1.1", points=1, en="maps each function's name to the function itself, and leaves the list as it was",
+       zh="把每个函数的名字映射到函数本身，且不改动传入的列表")
 def test_registry(learner, world):
-    expect_registry(learner, ["add", "multiply"])
+    expect_registry(learner, ["add", "multiply"], watch=True)
 
 
 @check("1.1", points=1, en="registers the functions it is given, not a fixed list", zh="登记传入的函数，而不是固定清单")
@@ -64,11 +66,12 @@ def test_registry_of_other_functions(learner, world):
 
 # ---------------------------------------------------------------- TODO 1.2 execute_tool
 
-def run_execute_tool(learner, world, name, args, crash_key=None):
-    """execute_tool(tools, name, args) on the grader's tools: (what it returned, the tool calls)."""
+def run_execute_tool(learner, world, name, args, crash_key=None, registry=ALL_TOOLS):
+    """execute_tool(tools, name, args) on the grader's tools (`registry`, by name): (what it
+    returned, the tool calls)."""
     toolbox = ToolBox(world)
     try:
-        result = learner.call("execute_tool", registry_arg(ALL_TOOLS), name, args, tools=toolbox)
+        result = learner.call("execute_tool", registry_arg(registry), name, args, tools=toolbox)
     except Fail as failure:
         if failure.raised and crash_key:
             raise Fail(crash_key, detail=failure.detail, name=name, args=args, type=failure.params["type"],
@@ -139,6 +142,15 @@ def test_unknown_tool(learner, world):
     args = {"expression": f"{v['a']} * {v['d']} + {v['c']}"}
     result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
     expect_error_text(result, "calculator", args, "calculator")
+    # A name your file has a function for, but the registry it is given does not: your add. Looked up
+    # anywhere but in `tools` (globals(), getattr on the module, eval), the model reaches any code of
+    # the file (llm, react_agent…), not only the tools it was given.
+    v = numbers(world, "arithmetic")
+    args, others = {"a": v["a"], "b": v["c"]}, [name for name in ALL_TOOLS if name != "add"]
+    result, calls = run_execute_tool(learner, world, "add", args, crash_key="unknown_tool_crashed", registry=others)
+    ran = calls or str(result).strip() == str(v["a"] + v["c"])
+    expect(not ran and isinstance(result, str) and "add" in result, "tool_outside_registry", args=args,
+           got=shown(result), tools=", ".join(others))
 
 
 @check("1.2", points=1, en="a tool that raises gives an error text, not a crash", zh="工具抛异常时返回错误文本，而不是崩溃")
@@ -146,6 +158,20 @@ def test_tool_that_raises(learner, world):
     args = {"a": numbers(world, "arithmetic")["c"], "b": 0}
     result, _ = run_execute_tool(learner, world, "divide", args, crash_key="tool_crashed")
     expect_error_text(result, "divide", args, "division by zero")
+    # Exceptions of classes the other checks never raise: a ValueError, and one of the tool's own
+    # class (a RuntimeError in your process). An except that lists the classes met so far misses them.
+    v = numbers(world, "arithmetic")
+    for name, args in (("square_root", {"a": -v["c"]}), ("remote_add", {"a": v["a"], "b": v["b"]})):
+        toolbox = ToolBox(world)
+        try:
+            result = learner.call("execute_tool", registry_arg(ALL_TOOLS + [name]), name, args, tools=toolbox)
+        except Fail as failure:
+            if not failure.raised:
+                raise
+            raise Fail("tool_error_not_caught", detail=failure.detail, name=name, args=args,
+                       type=failure.params["type"], message=failure.params["message"]) from None
+        error = next((str(call.output) for call in toolbox.calls if call.failed), None)
+        expect_error_text(result, name, args, error or name)
 
 
 @check("1.2", points=1, en="arguments the tool does not take give an error text", zh="工具不接受的参数返回错误文本")
@@ -309,10 +335,25 @@ def test_unknown_decision_type(learner, world):
            calls=len(run.exchanges))
 
 
-@check("1.3", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
-       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
+@check("1.3", points=1, en="a model that never finishes, even on errors: exactly max_steps calls, then a fallback",
+       zh="模型永不结束（工具报错也算）：恰好调用 max_steps 次，然后返回兜底信息")
 def test_stops_at_max_steps(learner, world):
     expect_step_limit(run_agent(learner, world, "endless", 4), 4, explain)
+    # A model that keeps asking for a tool the registry lacks, or one that keeps failing: each of
+    # its answers is a step all the same, or such a model is asked forever.
+    for scenario in ("endless_unknown_tool", "endless_failing_tool"):
+        try:
+            run = run_agent(learner, world, scenario, 4)
+        except Fail as failure:
+            inside = failure.raised and (raised_in(failure) or "").endswith(" in execute_tool")
+            if inside or failure.key == "loop_crashed_in_execute_tool":
+                continue  # execute_tool let the error out: TODO 1.2's checks say so, the loop is judged once it doesn't
+            if failure.key != "budget":
+                raise
+            decision = learner.runs[-1].exchanges[-1].decision
+            raise Fail("errors_not_counted", call=tool_call_text(decision), budget=failure.params["budget"]) from None
+        expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+        expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=quoted(run.answer))
 
 
 @check("1.3", points=1, en="returns the final decision's content, not the whole decision",

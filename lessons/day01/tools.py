@@ -21,8 +21,27 @@ def divide(a, b):
     return a / b  # b == 0 raises ZeroDivisionError: a tool that fails
 
 
+def square_root(a):
+    """A tool that fails with a ValueError, a class of exception the other checks never raise: an
+    execute_tool that catches only the ones it has met (ZeroDivisionError, TypeError) lets it out."""
+    if a < 0:
+        raise ValueError(f"math domain error: {a} has no real square root")
+    return a ** 0.5
+
+
+class ServiceUnavailable(Exception):
+    """An exception class of a tool's own, as libraries define theirs (the learner's code gets it as
+    a RuntimeError: only built-in classes cross into its process)."""
+
+
+def remote_add(a, b):
+    """A tool that calls a service, down today: it raises an exception of its own class."""
+    raise ServiceUnavailable(f"the remote calculator did not answer for {a} + {b}")
+
+
 def tools(world) -> dict:
-    return {"add": add, "multiply": multiply, "subtract": subtract, "divide": divide}
+    return {"add": add, "multiply": multiply, "subtract": subtract, "divide": divide,
+            "square_root": square_root, "remote_add": remote_add}
 
 
 # ---------------------------------------------------------------- questions no scenario scripts
