@@ -887,10 +887,18 @@ def expect_system_prompt_used(learner: Learner, content) -> None:
 def expect_system_prompt_sent(learner: Learner, run: AgentRun) -> None:
     """The run's first request opens with a system message, the file's SYSTEM_PROMPT when it sets
     one as written: a loop that starts its messages from the question alone (not build_messages)
-    leaves the model without its instructions, though a scripted mock answers all the same."""
+    leaves the model without its instructions, though a scripted mock answers all the same. A loop
+    that starts from what the file's build_messages returns did its part: a prompt missing there
+    is build_messages' mistake, which its own check names."""
     first = messages_sent(run.exchanges[0]) if run.exchanges else []
     if not first:
         return  # no request, or a live model's text: what the run's other checks say
+    try:
+        built = learner.call("build_messages", run.scenario.question)
+    except Fail:
+        built = None
+    if isinstance(built, list) and built and first[:len(built)] == built:
+        return
     system = first[0] if isinstance(first[0], dict) and first[0].get("role") == "system" else None
     expect(system, "system_prompt_not_sent", got=shown(first[0]))
     expect_system_prompt_used(learner, chat_text(system))

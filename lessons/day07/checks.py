@@ -8,9 +8,9 @@ import ast
 import json
 
 from validator.checking import (Fail, Record, ToolBox, chat_text, check, completion_arg, expect,
-                                expect_history_kept, expect_own_fallback, expect_system_prompt_used,
-                                expect_turns_sent_back, expect_unknown_tool_said, parse_json, registry_arg,
-                                request_messages, shown)
+                                expect_history_kept, expect_own_fallback, expect_system_prompt_sent,
+                                expect_system_prompt_used, expect_turns_sent_back, expect_unknown_tool_said,
+                                parse_json, registry_arg, request_messages, shown)
 
 # A correct schema, for the checks that need the mock to issue tool calls.
 QUOTE_TOOL = {"type": "function", "function": {
@@ -76,9 +76,9 @@ def positional(given) -> list:
     return [] if isinstance(given, dict) else [given]
 
 
-def run_execute_tool(learner, world, name, arguments):
+def run_execute_tool(learner, world, name, arguments, registry=("get_quote", "Broken")):
     toolbox = ToolBox(world)
-    result = learner.call("execute_tool", registry_arg(["get_quote", "Broken"]), name, arguments,
+    result = learner.call("execute_tool", registry_arg(list(registry)), name, arguments,
                           tools=toolbox)
     expect(isinstance(result, str), "tool_not_text", got=repr(shown(result)))
     try:
@@ -109,6 +109,7 @@ def test_runs_the_tool(learner, world):
         if positional(call.input):  # parsed, but passed by position
             raise Fail("not_keywords", arguments=arguments, given=", ".join(map(repr, positional(call.input))))
         expect(call.input == {"ticker": stock}, "tool_args_not_parsed", given=call.input)
+    expect(len(calls) <= 1, "tool_ran_twice", arguments=arguments, times=len(calls))
     if isinstance(result, dict) and repr({"ticker": stock}) in str(result.get("error")):  # func(arguments)
         raise Fail("dict_passed_whole", arguments=arguments, got=shown(result))
     expected = world.tools["get_quote"](stock)
@@ -334,12 +335,13 @@ def expect_answer(run, *expected):
         run.expect_from_model(text)
 
 
-@check("4.1", points=1, en="one tool call: the answer cites the tool's numbers",
-       zh="一次工具调用：答案引用工具返回的数字")
+@check("4.1", points=1, en="one tool call, the system prompt first: the answer cites the tool's numbers",
+       zh="一次工具调用，先发系统提示：答案引用工具返回的数字")
 def test_one_quote(learner, world):
     run = run_agent(learner, world, "one_quote")
     quote = world.quotes[run.scenario.values["stock"]]
     expect_answer(run, str(quote["price"]), str(quote["pe"]))
+    expect_system_prompt_sent(learner, run)
 
 
 @check("4.1", points=1, en="an unknown ticker: the error reaches the model, no invented number",
@@ -454,6 +456,7 @@ def expect_parallel_calls(learner, world, scenario):
     expect(ran or not answered, "tool_impl_unused")
     expect(len(ran) >= len(asked), "not_all_calls_run", asked=len(asked), ran=len(ran))
     expect_arguments_parsed(run)
+    expect_each_call_ran_once(learner, world, run)
     if len(run.exchanges) > 1:
         messages = [m for m in run.exchanges[1].request["messages"] if isinstance(m, dict)]
         sent = {m.get("tool_call_id"): str(m.get("content")) for m in messages if m.get("role") == "tool"}
@@ -467,6 +470,32 @@ def expect_parallel_calls(learner, world, scenario):
                    ticker=ticker, content=content)
     tickers = [call.args["ticker"] for call in run.scenario.turns[0]]
     expect_answer(run, *(f"{t}: price {world.quotes[t]['price']}" for t in tickers))
+
+
+def expect_each_call_ran_once(learner, world, run):
+    """Between two requests, the tools ran no more times than the reply before asked for calls: a
+    loop that runs execute_tool for a call twice (once to look at the result, once for the tool
+    message) runs every tool twice. Unless the file's execute_tool alone already runs a tool twice
+    for one call: TODO 1.2's first check says so."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        asked = [c for c in reply_of(exchange).get("tool_calls") or [] if c["function"]["name"] in run.handed]
+        ran = [c for c in run.tool_calls if c.round == number]
+        if len(ran) <= len(asked):
+            continue
+        times: dict[str, int] = {}
+        for call in ran:
+            times[repr((call.name, call.input))] = times.get(repr((call.name, call.input)), 0) + 1
+        most = max(ran, key=lambda c: times[repr((c.name, c.input))])
+        stock = world.scenarios["one_quote"].values["stock"]
+        try:
+            alone = len(run_execute_tool(learner, world, "get_quote", json.dumps({"ticker": stock}))[1])
+        except Fail:
+            alone = 0
+        if alone > 1:
+            return
+        arguments = json.dumps(most.input) if isinstance(most.input, dict) else repr(most.input)
+        raise Fail("loop_tool_ran_twice", call=f"{most.name}({arguments})", request=number,
+                   times=max(times.values()), asked=len(asked), ran=len(ran))
 
 
 @check("4.1", points=1, en="max_iter counts requests: three calls in one response, then the answer, within max_iter=2",
@@ -599,6 +628,16 @@ def test_unknown_tool_said(learner, world):
     result, _ = run_execute_tool(learner, world, "get_news", '{"ticker": "AAPL"}')
     expect_unknown_tool_said(result.get("error") if isinstance(result, dict) else result, "get_news", result,
                              ["get_quote", "Broken"])
+    # get_quote is in the file's global TOOL_IMPL but not in the tool_impl handed in: for this
+    # execute_tool it does not exist either (a lookup in TOOL_IMPL, then tool_impl[name], says
+    # "get_quote failed: 'get_quote'", a KeyError's text).
+    arguments = json.dumps({"ticker": world.scenarios["one_quote"].values["stock"]})
+    result, _ = run_execute_tool(learner, world, "get_quote", arguments, registry=["Broken"])
+    try:
+        expect_unknown_tool_said(result.get("error") if isinstance(result, dict) else result, "get_quote", result,
+                                 ["Broken"])
+    except Fail:
+        raise Fail("unknown_tool_global_registry", arguments=arguments, got=shown(result)) from None
 
 
 @check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
