@@ -20,11 +20,22 @@ OTHER_TOOLS = {
     "Clock": "Tells the current time in a time zone. Input: a zone such as Asia/Shanghai.",
 }
 
+# The tool of the no_input task (scenarios.yaml), which no other task is given: it takes no input.
+NO_INPUT_TOOL = {"Today": "Tells today's date. Input: none, leave the Action Input empty."}
+
 
 
 def returned_str(func, value):
     expect(isinstance(value, str), "not_a_string", func=func, got=shown(value))
     return value
+
+
+def expect_only_read(learner, func: str, params: list[str]) -> None:
+    """The last call (made with watch=True) left its arguments as they were: the loop hands the same
+    list of tools (and of steps) to every function and every round, so a sort or a removal in one of
+    them shows up everywhere after it."""
+    changed = [params[i] for i in learner.changed_args if i < len(params)]
+    expect(not changed, "argument_changed", func=func, param=changed[0] if changed else "")
 
 
 def expect_not_escaped(text: str, tool: str, description: str):
@@ -43,11 +54,19 @@ def expect_described(text: str, described: dict[str, str]):
             raise Fail("tool_missing_from_description", tool=name, got=text)
 
 
-@check("1.2", points=1, en="names and describes every tool", zh="列出每个工具的名字和描述")
+def tools_listed(learner, tools) -> str:
+    """What get_tools_description returns for `tools`, watched: `learner.changed_args` says
+    whether it changed the list (a sort in place)."""
+    return returned_str("get_tools_description", learner.call("get_tools_description", tools, watch=True))
+
+
+@check("1.2", points=1, en="names and describes every tool, and leaves the list as it was",
+       zh="列出每个工具的名字和描述，并且不改动传入的列表")
 def test_describes_every_tool(learner, world):
-    tools = tools_arg(world, ["Calculator", "Weather"])
-    text = returned_str("get_tools_description", learner.call("get_tools_description", tools))
+    tools = tools_arg(world, ["Weather", "Calculator"])  # not in order: a sort in place changes the list
+    text = tools_listed(learner, tools)
     expect_described(text, world.tool_descriptions)
+    expect_only_read(learner, "get_tools_description", ["tools"])
 
 
 @check("1.2", points=1, en="describes the tools it is given, not a fixed list",
@@ -55,16 +74,17 @@ def test_describes_every_tool(learner, world):
 def test_describes_any_tool_list(learner, world):
     others = unseen(world, OTHER_TOOLS)
     tools = tools_arg(world, list(others), extra=others)
-    text = returned_str("get_tools_description", learner.call("get_tools_description", tools))
+    text = tools_listed(learner, tools)
     expect_described(text, others)
 
 
 # ---------------------------------------------------------------- TODO 1.3 execute_tool
 
-def run_execute_tool(learner, world, action, action_input):
+def run_execute_tool(learner, world, action, action_input, names=("Weather", "Calculator"), extra=None):
+    """execute_tool on the tools `names` (watched: `learner.changed_args` says whether it changed them)."""
     toolbox = ToolBox(world)
-    result = learner.call("execute_tool", tools_arg(world, ["Weather", "Calculator"]), action,
-                          action_input, tools=toolbox)
+    result = learner.call("execute_tool", tools_arg(world, list(names), extra), action,
+                          action_input, tools=toolbox, watch=True)
     expect(isinstance(result, Record) and result.type == "ToolResult", "not_a_tool_result",
            got=shown(result))
     return result, toolbox.calls
@@ -83,6 +103,29 @@ def test_runs_the_tool(learner, world):
     result, calls = run_execute_tool(learner, world, "Calculator", expression)
     expect(calls, "tool_not_called", got=shown(result))
     expect_tool_result(result, True, calculate(expression), "Calculator", expression)
+    expect_only_read(learner, "execute_tool", ["tools"])
+    # a tool that takes no input: an empty action_input is run all the same
+    tool = next(iter(NO_INPUT_TOOL))
+    result, calls = run_execute_tool(learner, world, tool, "", ["Weather", "Calculator", tool], NO_INPUT_TOOL)
+    expect(calls, "empty_input_not_run_by_execute_tool", tool=tool, got=shown(result))
+    expect_tool_result(result, True, world.today, tool, "")
+
+
+def runs_empty_input(learner, world) -> bool:
+    """Whether the learner's parser reads a request with an empty Action Input as one, and its
+    execute_tool runs it (else TODO 3.1's and 1.3's checks say what is wrong, not the loop's)."""
+    tool = next(iter(NO_INPUT_TOOL))
+    try:
+        parsed = learner.call("parse_react_response", request_text("It takes no input.", tool, ""))
+        if not (isinstance(parsed, (tuple, list)) and len(parsed) == 3
+                and [str(x).strip() for x in parsed[1:]] == [tool, ""]):
+            return False
+        toolbox = ToolBox(world)
+        learner.call("execute_tool", tools_arg(world, ["Weather", "Calculator", tool], NO_INPUT_TOOL), tool, "",
+                     tools=toolbox)
+        return bool(toolbox.calls)
+    except Fail:
+        return False
 
 
 @check("1.3", points=1, en="an unknown tool is a failed result, not a crash",
@@ -102,22 +145,23 @@ def test_tool_that_raises(learner, world):
 
 # ---------------------------------------------------------------- TODO 2.1 build_react_prompt
 
-def build_prompt(learner, world, question, steps):
-    tools = tools_arg(world, ["Calculator", "Weather"])
-    prompt = learner.call("build_react_prompt", question, tools, steps_arg(steps))
+def build_prompt(learner, world, question, steps, tools=("Calculator", "Weather"), watch=False):
+    """build_react_prompt's prompt (`watch`: `learner.changed_args` says whether it changed its
+    arguments)."""
+    prompt = learner.call("build_react_prompt", question, tools_arg(world, list(tools)), steps_arg(steps), watch=watch)
     return returned_str("build_react_prompt", prompt)
 
 
-def undescribed_tool(learner, world, prompt: str) -> tuple[str, str] | None:
+def undescribed_tool(learner, world, prompt: str, tools=("Calculator", "Weather")) -> tuple[str, str] | None:
     """(name, description) of the first tool the prompt does not describe. None when it describes
     them all, or when it holds what get_tools_description returns: what that function leaves out
     is its own fault, and its checks (TODO 1.2) say so; not when that is the same text for other
-    tools (a constant): then no listing of 1.2's is in the prompt."""
+    tools (a constant): then no listing of 1.2's is in the prompt. `tools`: the prompt's, in order."""
     missing = [(name, text) for name, text in world.tool_descriptions.items() if text not in prompt]
     if not missing:
         return None
     try:
-        listing = learner.call("get_tools_description", tools_arg(world, ["Calculator", "Weather"]))
+        listing = learner.call("get_tools_description", tools_arg(world, list(tools)))
         if listing == learner.call("get_tools_description", tools_arg(world, ["Calculator"])):
             listing = None
     except Fail:  # it does not run on its own, so the prompt did not get its tool list from it
@@ -145,10 +189,23 @@ def test_prompt_keeps_question_with_history(learner, world):
     city = story.values["city"]
     steps = [{"thought": f"I should look up the weather in {city}.", "action": "Weather",
               "action_input": city, "observation": world.weather[city]}]
-    prompt = build_prompt(learner, world, story.question, steps)
+    order = ("Weather", "Calculator")  # not in order: a sort in place changes the list
+    prompt = build_prompt(learner, world, story.question, steps, tools=order, watch=True)
+    changed = list(learner.changed_args)
     expect(sees_question(prompt, story.question), "prompt_dropped_question", question=story.question)
-    if missing := undescribed_tool(learner, world, prompt):
+    if missing := undescribed_tool(learner, world, prompt, order):
         raise Fail("prompt_dropped_tool", tool=missing[0], description=missing[1])
+    # it only reads its arguments, judged when get_tools_description, which it may call, does (else
+    # TODO 1.2's checks say so)
+    if changed == [1]:
+        try:
+            tools_listed(learner, tools_arg(world, ["Weather", "Calculator"]))
+            if learner.changed_args:
+                return
+        except Fail:
+            pass
+    learner.changed_args = changed
+    expect_only_read(learner, "build_react_prompt", ["user_input", "tools", "steps"])
 
 
 def fahrenheit_steps(world) -> list[dict]:
@@ -177,9 +234,17 @@ def history_steps(world) -> list[dict]:
 @check("2.1", points=1, en="holds every step so far, in order", zh="按顺序包含之前的每一步")
 def test_prompt_has_history_in_order(learner, world):
     question = world.scenarios["fahrenheit"].question
-    steps = history_steps(world)
-    prompt = build_prompt(learner, world, question, steps)
     first = build_prompt(learner, world, question, [])
+    # six steps, as given and in the other order: a prompt that shuffles them is in order by chance
+    # once in 720² (three steps, once in six: a file's grade would hang on the draws of its calls)
+    hot = world.scenarios["fahrenheit"].values["hot_city"]
+    more = [{"thought": f"And in {city}?", "action": "Weather", "action_input": city, "observation": world.weather[city]}
+            for city in sorted(world.weather) if city != hot][:3]
+    for steps in (history_steps(world) + more, (history_steps(world) + more)[::-1]):
+        expect_steps_in_order(build_prompt(learner, world, question, steps), first, steps)
+
+
+def expect_steps_in_order(prompt: str, first: str, steps: list[dict]) -> None:
     positions = []
     for number, step in enumerate(steps, start=1):
         if not (readable := new_reads(prompt, first, step)):
@@ -336,6 +401,9 @@ def test_parses_an_action(learner, world):
     city = world.scenarios["weather"].values["city"]
     reply = f"Thought: I should look up the weather.\nAction: Weather\nAction Input:  {city} \n"
     expect_parsed(learner, reply, ("I should look up the weather.", "Weather", city))
+    # a tool that takes no input: an empty Action Input line, a request all the same
+    thought, tool = "The Today tool tells the date; it takes no input.", next(iter(NO_INPUT_TOOL))
+    expect_parsed(learner, request_text(thought, tool, ""), (thought, tool, ""), key="parse_empty_input")
 
 
 @check("3.1", points=1, en="a Final Answer gives action '' and the answer", zh="Final Answer 时 action 为空串、答案放 action_input")
@@ -634,6 +702,28 @@ def test_really_uses_model_and_tools(learner, world):
     expect_requests_run(picked)
     v = world.scenarios["pick"].values
     expect_answer(learner, picked, str(v["pick"] * v["pick"]))
+    # a tool that takes no input: its request has an empty Action Input, and runs all the same
+    if runs_empty_input(learner, world):
+        tools = tools_arg(world, world.scenarios["no_input"].tools, extra=NO_INPUT_TOOL)
+        blank = learner.run_agent("react_agent", "no_input", tools)
+        expect_empty_input_run(blank)
+        expect_answer(learner, blank, world.today)
+
+
+def expect_empty_input_run(run) -> None:
+    """Every request with an empty Action Input ran its tool: only an empty action ends the run."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        request = read_request(exchange.reply)
+        if request is None or request[1].strip():
+            continue
+        tool = request[0]
+        later = run.exchanges[number].prompt if number < len(run.exchanges) else ""
+        if (any(c.round == number and c.name == tool for c in run.tool_calls)
+                or any(s.is_call(tool, "") and s.observation for s in read_steps(later))):
+            continue  # it ran, or the loop handed it to execute_tool (whose result is judged below)
+        if number == len(run.exchanges):
+            raise Fail("empty_input_returned", tool=tool, got=shown(run.answer))
+        raise Fail("empty_input_skipped", tool=tool, round=number)
 
 
 @check("1.3", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
@@ -641,6 +731,16 @@ def test_really_uses_model_and_tools(learner, world):
 def test_unknown_tool_said(learner, world):
     result, _ = run_execute_tool(learner, world, "Translator", "你好")
     expect_unknown_tool_said(result.output, "Translator", result, ["Calculator", "Weather"])
+    # given other tools than the module's TOOLS: an error that lists tools lists these, the ones the
+    # agent has, and no other (the model picks its next tool from that list)
+    others = unseen(world, {"Clock": OTHER_TOOLS["Clock"]})
+    given = ["Weather", *others]
+    result, _ = run_execute_tool(learner, world, "Translator", "你好", given, others)
+    expect_unknown_tool_said(result.output, "Translator", result, given)
+    wrong = [name for name in world.tool_descriptions
+             if name not in given and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", str(result.output))]
+    expect(not wrong, "unknown_tool_lists_other_tools", name="Translator", given=", ".join(given),
+           wrong=", ".join(wrong), got=shown(result))
 
 
 @check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",

@@ -1,14 +1,21 @@
 """The tools the grader runs for day06's agent, and their data for one seed."""
+import datetime
 import random
 import re
 
 from mock_llm.tools import calculate
 
 
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
 def tables(data: dict, rng: random.Random, seed: int) -> dict:
-    """The weather table, city -> report. Seed 0 keeps the lesson text's temperatures."""
-    return {"weather": {city: f"{sky}, {temp if seed == 0 else rng.randint(-10, 38)}°C"
-                        for city, (sky, temp) in data["weather"].items()}}
+    """The weather table, city -> report (seed 0 keeps the lesson text's temperatures), and today's
+    date, as the Today tool tells it (another seed, another day)."""
+    weather = {city: f"{sky}, {temp if seed == 0 else rng.randint(-10, 38)}°C"
+               for city, (sky, temp) in data["weather"].items()}
+    day = datetime.date(2024, 5, 17) + datetime.timedelta(days=0 if seed == 0 else rng.randint(1, 3000))
+    return {"weather": weather, "today": f"{WEEKDAYS[day.weekday()]}, {day.isoformat()}"}
 
 
 def tools(world) -> dict:
@@ -18,7 +25,10 @@ def tools(world) -> dict:
             raise KeyError(f"unknown city: {city}")  # as the lesson's own Weather tool does
         return world.weather[city]
 
-    return {"Calculator": calculate, "Weather": weather}
+    def today(*_) -> str:  # a tool that takes no input: its Action Input is empty
+        return world.today
+
+    return {"Calculator": calculate, "Weather": weather, "Today": today}
 
 
 ARITHMETIC = re.compile(r"-?\d+(?:\.\d+)?(?:\s*[-+*/]\s*\(?\s*-?\d+(?:\.\d+)?\s*\)?)+")

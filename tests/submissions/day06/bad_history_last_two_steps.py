@@ -1,7 +1,7 @@
 # expect-lose: 2.1
 # why: to keep the prompt short, build_react_prompt writes only the last two steps (steps[-2:]), not every
 # why: step so far: from the third step on, the oldest call is gone from the prompt.
-# expect-message: the prompt shows step 2 but not step 1
+# expect-message: but not step 1, WebSearch
 """Day 06 — a ReAct agent by hand, text protocol.
 
 The model writes text in a fixed format; your code parses it, runs the tool it asked for, and writes
