@@ -295,13 +295,28 @@ def test_fields_prose_before_labels(learner, world):
 NEGATION = r"(?:\b(?:no|not|without|missing|lacks?|lacking|neither|nor|never|absent)\b|n['’]t\b|没有|缺少|缺了|缺|少了|无(?!法)|未|忘了|忘记)"
 FILLER = (r"(?:[\s'\"`“”‘’*<(\[:：]|\b(?:a|an|the|any|its|your|one|single|such|preceding|following|followed|"
           r"preceded|by|prior|matching|corresponding|separate|proper|valid)\b)*")
-CLAIM = re.compile(NEGATION + FILLER + r"(?:[\u4e00-\u9fff]{0,6}" + FILLER + r")?"
-                   r"(action[\s_]*input|action|final[\s_]*answer|thought|observation)(?![A-Za-z])", re.IGNORECASE)
+CLAIM = re.compile(r"(?P<negation>" + NEGATION + r")(?P<between>" + FILLER + r"(?:[\u4e00-\u9fff]{0,6}" + FILLER + r")?)"
+                   r"(?P<label>action[\s_]*input|action|final[\s_]*answer|thought|observation)(?![A-Za-z])",
+                   re.IGNORECASE)
+# A "not" that points at the wrong place instead of saying a line is missing: "on its own 'Action Input:' line,
+# not the 'Action:' line", "write 'Action Input: x', not 'Action: tool(x)'", "never the Action line". That is a
+# "not" (or "never") with nothing but quotes and a "the" / "your" / "its" before the label, and no "but" before it
+# ("an Action but not the Action Input" does say it is missing).
+CONTRAST_BETWEEN = re.compile(r"(?:[\s'\"`“”‘’*<(\[:：]|\b(?:the|your|its)\b)*", re.IGNORECASE)
+
+
+def contrasted(message: str, match) -> bool:
+    if match.group("negation").lower() not in ("not", "never"):
+        return False
+    if not CONTRAST_BETWEEN.fullmatch(match.group("between")):
+        return False
+    return not re.search(r"\bbut\s*$", message[:match.start()], re.IGNORECASE)
 
 
 def claimed_missing(message: str) -> set:
     """The labels a message says are missing, spelt as in LABELS."""
-    return {" ".join(re.split(r"[\s_]+", m.group(1))).title() for m in CLAIM.finditer(message)}
+    return {" ".join(re.split(r"[\s_]+", m.group("label"))).title() for m in CLAIM.finditer(message)
+            if not contrasted(message, m)}
 
 
 def expect_not_claimed(got: str, labels: list, present: str, missing: str):
@@ -456,6 +471,32 @@ def test_parse_final_answer(learner, world):
     expect_parsed(learner, "\n".join([spelled("Thought", "I now know the final answer.", spellings),
                                       spelled("Final Answer", answer, spellings)]),
                   wanted("I now know the final answer.", final_answer=answer))
+    # an empty Final Answer is still a Final Answer line (or, if you prefer, a format error): never a crash or a tool run
+    expect_empty_final(learner, "Thought: I have nothing to add.\nFinal Answer:", "I have nothing to add.")
+    expect_empty_final(learner, "\n".join([spelled("Thought", "I know it.", spellings),
+                                           spelled("Final Answer", "", spellings), "  ", ""]), "I know it.")
+
+
+def expect_empty_final(learner, reply: str, thought: str):
+    """An empty 'Final Answer:' ends the run with "" (the reference), or gets a format error: both are fine.
+    Testing the answer's truthiness instead of whether the field is there lets it fall through to a crash
+    (no Action Input to read) or to the tool request after it."""
+    try:
+        got = learner.call("parse_react_response", reply)
+    except Fail as failure:
+        if failure.key != "crashed":
+            raise
+        raise Fail("parse_empty_final", got=f"raised {failure.params.get('type', '')}: "
+                   f"{failure.params.get('message', '')}", reply=reply) from None
+    if parsed_right(got, wanted(thought, final_answer="")) or parsed_right(got, wanted(error=True)):
+        return
+    fields = call_quietly(learner, "read_fields", reply)
+    expected = reference_fields(reply)
+    if not isinstance(fields, Fail) and not same_fields(fields, expected):
+        expect_lines_split(learner, reply)
+        raise Fail("because_read_fields", reply=reply, got=shown(fields), expected=shown(expected))
+    expect(isinstance(got, Record) and got.type == "ParsedReply", "not_a_parsed_reply", got=shown(got))
+    raise Fail("parse_empty_final", got=f"returned {shown(got)}", reply=reply)
 
 
 @check("2.2", points=1, en="the reply ends at its first Action Input: a made-up Observation is not read",
@@ -487,6 +528,10 @@ def test_parse_ignores_made_up_steps(learner, world):
     reply = (f"Thought: {thought}\nAction: Calculator\nAction Input: {v['expr']}\n"
              f"Thought: I now know the final answer.\nFinal Answer: {v['guess']}")
     expect_parsed(learner, reply, wanted(thought, "Calculator", v["expr"]), key="parse_made_up")
+    # no Thought before the request: the made-up one after it is not the thought either
+    reply = (f"Action: Weather\nAction Input: {v['city']}\nObservation: sunny, 25°C\n"
+             f"Thought: I now know the final answer.\nFinal Answer: It is sunny in {v['city']}.")
+    expect_parsed(learner, reply, wanted("", "Weather", v["city"]), key="parse_made_up")
 
 
 @check("2.2", points=1, en="a Final Answer before any Action Input ends the run",
@@ -499,6 +544,17 @@ def test_parse_final_before_request(learner, world):
                            f"Final Answer: {v['expr']} = {v['result']}",
                   wanted("I can do this one myself.", final_answer=f"{v['expr']} = {v['result']}"),
                   key="parse_final_first")
+    # a whole request after the Final Answer: the reply ends at that Action Input, the Final Answer is within it
+    expect_parsed(learner, f"Thought: I know this one.\nFinal Answer: {v['result']}\nAction: Calculator\n"
+                           f"Action Input: {v['expr']}",
+                  wanted("I know this one.", final_answer=str(v["result"])), key="parse_final_first")
+    spellings = Spellings(world, "final_first")
+    expect_parsed(learner, "\n".join([spelled("Thought", f"It is sunny in {v['city']}.", spellings),
+                                      spelled("Action", "Weather", spellings),
+                                      spelled("Final Answer", f"Sunny in {v['city']}.", spellings),
+                                      spelled("Action Input", v["city"], spellings)]),
+                  wanted(f"It is sunny in {v['city']}.", final_answer=f"Sunny in {v['city']}."),
+                  key="parse_final_first")
 
 
 @check("2.2", points=1, en="quotes, backticks or a code fence around the input are taken off",
@@ -508,6 +564,8 @@ def test_parse_quoted_input(learner, world):
     rows = [(f'"{v["city"]}"', "Weather", v["city"]), (f"'{v['expr']}'", "Calculator", v["expr"]),
             (f"`{v['keyword']}`", "Knowledge", v["keyword"]), (f"“{v['hot_city']}”", "Weather", v["hot_city"]),
             (f"\n```\n{v['expr']}\n```", "Calculator", v["expr"]),
+            (f"\n```python\n{v['expr']}\n```", "Calculator", v["expr"]),  # a fence may name a language
+            (f"```text\n{v['city']}\n```", "Weather", v["city"]),
             (f"‘{v['city']}’", "Weather", v["city"]),
             (f"\"what is '{v['keyword']}'\"", "Knowledge", f"what is '{v['keyword']}'"),  # its own quotes stay
             (f"\"'{v['keyword']}'\"", "Knowledge", f"'{v['keyword']}'"),  # two pairs: one comes off
