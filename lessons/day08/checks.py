@@ -78,6 +78,15 @@ def moment(timestamp: float, zone) -> str:
     return datetime.fromtimestamp(timestamp, zone).strftime("%Y-%m-%d %H:%M")
 
 
+def said_at(text, timestamp: float, zone) -> str | None:
+    """The moment as `text` writes it, the README's "2026-05-20 14:30" or ISO 8601's "2026-05-20T14:30"
+    (isoformat), or None when it holds neither."""
+    if not isinstance(text, str):
+        return None
+    written = moment(timestamp, zone)
+    return next((form for form in (written, written.replace(" ", "T")) if form in text), None)
+
+
 # A date and time as the README writes it, and a time of day alone (14:30, 14:30:00, 2:30 PM, 下午2:30);
 # not a zone's offset (+08:00, UTC-05:00), which is no time.
 STAMP = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?!\d)")
@@ -117,21 +126,21 @@ def expect_time(learner, clock: str, timestamp: float):
     got = learner.call("current_time", tool_arg(clock))
     expect(isinstance(got, str), "not_a_string", func="current_time", got=shown(got))
     expected = moment(timestamp, BEIJING)
-    if expected in got:
+    if said_at(got, timestamp, BEIJING):
         # the right time among others (every zone, in case): the model can't tell which one is Beijing's
         others = other_times(got, timestamp)
         expect(len(others) <= OTHER_TIMES_ALLOWED, "time_among_others", got=got, expected=expected,
                others=listed(others))
         return
-    if moment(timestamp, timezone.utc) in got:
+    if said_at(got, timestamp, timezone.utc):
         raise Fail("time_utc", got=got, expected=expected)
     zones = [timezone(timedelta(minutes=15 * quarters)) for quarters in range(-12 * 4, 14 * 4 + 1)]  # all there are
     now = time.time()
-    if any(moment(t, zone) in got for t in (now, now - 60) for zone in [*zones, None]):
+    if any(said_at(got, t, zone) for t in (now, now - 60) for zone in [*zones, None]):
         raise Fail("time_machine", expected=expected)
     local = timedelta(hours=LEARNER_UTC_HOURS)  # the child's own zone (jail.py): neither UTC nor Beijing
     for zone in zones:
-        if moment(timestamp, zone) in got:  # the clock's time, in another zone
+        if said_at(got, timestamp, zone):  # the clock's time, in another zone
             offset = zone.utcoffset(None)
             key = {local: "time_local", local + timedelta(hours=8): "time_local_plus_eight"}.get(offset, "time_other_zone")
             raise Fail(key, got=got, expected=expected, zone=zone.tzname(None), machine=timezone(local).tzname(None))
@@ -231,10 +240,10 @@ def parsed(learner, reply):
     return got, ok
 
 
-def expect_parsed(learner, reply, expected):
+def expect_parsed(learner, reply, expected, key="parse_wrong"):
     got, ok = parsed(learner, reply)
     ok = ok and got is not None and tuple(x.strip() for x in got) == expected
-    expect(ok, "parse_wrong", got=shown(got), reply=reply, expected=repr(expected))
+    expect(ok, key, got=shown(got), reply=reply, expected=repr(expected))
 
 
 def expect_reads_a_request(learner, world):
@@ -257,11 +266,18 @@ def read_thought(reply: str) -> str:
     return reply.splitlines()[0].removeprefix("Thought:").strip()
 
 
-@check("2.2", points=1, en="a Final Answer: action '' and the whole answer", zh="Final Answer：action 为空串，答案完整")
+@check("2.2", points=1, en="a Final Answer: action '' and the whole answer, even after a stray Action line",
+       zh="Final Answer：action 为空串，答案完整，前面多了一行 Action 也一样")
 def test_parse_final_answer(learner, world):
     city = world.scenarios["weather"].values["city"]
     answer = f"{city}今天{world.weather[city]}。\n- 出门不用带伞。"
     expect_parsed(learner, answer_text("I now know the final answer.", answer), ("I now know the final answer.", "", answer))
+    # a stray Action line with no Action Input before the Final Answer (day 04): still an answer, not half a request
+    v = world.scenarios["misspelt"].values
+    result = calculate(f"{v['a']} * {v['b']} + {v['c']}")
+    for stray in ("None", "calculate"):
+        expect_parsed(learner, f"Thought: I already know it.\nAction: {stray}\nFinal Answer: {result}",
+                      ("I already know it.", "", result), key="parse_stray_action")
 
 
 @check("2.2", points=1, en="prose that follows no format: None", zh="不合格式的普通文字：返回 None")
@@ -488,21 +504,36 @@ def test_knowledge(learner, world):
 @check("3.1", points=1, en="\"现在几点了？\": answered from the injected clock", zh="“现在几点了？”：按注入的时钟回答")
 def test_time(learner, world):
     run = run_agent(learner, world, "time")
-    expected = moment(world.clock, BEIJING)
-    if not (isinstance(run.answer, str) and expected in run.answer
-            and len(other_times(run.answer, world.clock)) <= OTHER_TIMES_ALLOWED):
+    expected = said_at(run.answer, world.clock, BEIJING)  # as the tool wrote it: with a space, or ISO 8601's T
+    if not (expected and len(other_times(run.answer, world.clock)) <= OTHER_TIMES_ALLOWED):
         expect_time(learner, "clock", world.clock)  # the tool's time wrong already: current_time's failure (TODO 1.2)
+    expected = expected or moment(world.clock, BEIJING)
     expect_answer(learner, run, expected)
     others = other_times(run.answer, world.clock)
     expect(len(others) <= OTHER_TIMES_ALLOWED, "time_answer_among_others", got=run.answer, expected=expected,
            others=listed(others))
 
 
-@check("3.1", points=1, en="a first reply out of format: the agent tells the model the format, and recovers",
-       zh="第一条回复不合格式：Agent 重申格式，然后恢复正常")
+@check("3.1", points=1, en="a first reply out of format: the agent tells the model the format in a user message, and recovers",
+       zh="第一条回复不合格式：Agent 用 user 消息重申格式，然后恢复正常")
 def test_recovers_from_off_format(learner, world):
     run = run_agent(learner, world, "off_format")
+    expect_reminder_from_user(run)
     expect_answer(learner, run, world.weather[run.scenario.values["city"]])
+
+
+def expect_reminder_from_user(run):
+    """What the loop sends back after a reply out of format (the reminder, like an Observation) is a
+    user message: the README's messages, and many chat models take a system message only first."""
+    for number, exchange in enumerate(run.exchanges[:-1], start=2):
+        if not is_prose(reply(exchange)):
+            continue
+        added = request_messages(run.exchanges[number - 1])[len(request_messages(exchange)):]  # since that reply
+        kept = next((i for i, m in enumerate(added) if m.get("role") == "assistant"), None)  # the reply itself
+        for message in (m for i, m in enumerate(added) if i != kept):
+            first_line = next((line for line in chat_text(message).splitlines() if line.strip()), "")
+            expect(message.get("role") == "user", "reminder_not_user", request=number, role=str(message.get("role")),
+                   got=first_line, reply=reply(exchange))
 
 
 @check("3.1", points=1, en="a misspelt tool: the Observation lists the real ones, and the model recovers",
