@@ -236,12 +236,14 @@ def lines_of(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip("\n").rstrip().splitlines()]
 
 
-def expect_cut(learner, reply: str):
-    """cut_reply keeps the request as written, and nothing of what follows it."""
+def expect_cut(learner, reply: str, input_line: str = ""):
+    """cut_reply keeps the request as written, and nothing of what follows it. `input_line`: the
+    request's Action Input line, when the reply spells that label its own way."""
     got = returned_str("cut_reply", learner.call("cut_reply", reply))
     kept = got.rstrip()
     kept_made_up = (any(OBSERVATION.match(line) for line in got.splitlines()) or read_final(got) is not None
                     or written_after_request(got).strip())  # after the Action Input line: all made up
+    expect(not (kept_made_up and input_line), "cut_input_spelling", line=input_line, got=got, reply=reply)
     expect(not kept_made_up, "cut_kept_made_up", got=got, reply=reply)
     expect(reply.startswith(kept) and read_request(got) == read_request(reply), "cut_lost_request",
            got=got, reply=reply)
@@ -278,6 +280,17 @@ def test_cut_made_up_final_answer(learner, world):
     # a second request made up straight after the first: the cut is after the first Action Input line
     steps = fahrenheit_steps(world)
     expect_cut(learner, steps[0]["reply"] + "\n" + steps[1]["reply"])
+    # the request's labels in a model's own spelling, the made-up answer straight after them
+    city = world.scenarios["run"].values["city"]
+    for action, tool_input in REQUEST_SPELLINGS:
+        line = tool_input.format(x=city)
+        expect_cut(learner, f"Thought: I need today's weather in {city} first.\n{action.format(x='Weather')}\n"
+                   f"{line}\nThought: I now know the final answer.\nFinal Answer: Today in {city}: sunny, 25°C.",
+                   input_line=line)
+
+
+REQUEST_SPELLINGS = (("action: {x}", "action input: {x}"), ("**Action:** {x}", "**Action Input:** {x}"),
+                     ("Action：{x}", "Action Input：{x}"), ("ACTION: {x}", "ACTION INPUT : {x}"))
 
 
 OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation:** {x}", "Observation：{x}",
@@ -307,7 +320,10 @@ def test_cut_leaves_clean_replies(learner, world):
     celsius = first_number(report)
     for reply in (request_text(f"First I need today's weather in {city}.", "Weather", city),
                   f"Thought: I now know the final answer.\nFinal Answer: It is {calculate(f'{celsius} * 9 / 5 + 32')}°F"
-                  f" in {city} today.\n\n(Weather report: {report}; my observation: it feels warmer.)"):
+                  f" in {city} today.\n\n(Weather report: {report}; my observation: it feels warmer.)",
+                  # a line that starts with the word, no label: "Observations" and more words before the colon
+                  f"Thought: I now know the final answer.\nFinal Answer: Not a good day for a run in {city}.\n"
+                  f"Observations from the weather report: {report}."):
         got = returned_str("cut_reply", learner.call("cut_reply", reply))
         expect(lines_of(got) == lines_of(reply), "cut_changed", reply=reply, got=got)
 
@@ -500,7 +516,19 @@ def test_stops_at_max_steps(learner, world):
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
 
-@check("3.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
-       zh="步数上限时返回的是 Agent 自己的信息，而不是把问题原样返回")
+# a line of a reply the model wrote: its label, then what follows it (group 1)
+REPLY_LINE = re.compile(r"^[\s>*#-]*(?:Thought|Action|Action[ _]?Input|Observation)\s*\**\s*[:：]\s*\**\s*(.*)$", re.IGNORECASE)
+
+
+@check("3.1", points=1, en="the step limit's message is the agent's own, not the question or the model's words handed back",
+       zh="步数上限时返回的是 Agent 自己的信息，而不是把问题或模型写的内容原样返回")
 def test_fallback_is_its_own(learner, world):
-    expect_own_fallback(run_agent(learner, world, "endless", 4), 4)
+    run = run_agent(learner, world, "endless", 4)
+    expect_own_fallback(run, 4)
+    # nor a line of a reply, without its label: the last Action Input, Action or Thought the model wrote
+    answer = run.answer.strip()
+    for exchange in run.exchanges:
+        for line in exchange.reply.splitlines():
+            label = REPLY_LINE.match(line)
+            expect(not label or label.group(1).strip() != answer, "fallback_model_words", got=run.answer,
+                   line=line.strip())
