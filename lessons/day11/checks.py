@@ -245,6 +245,12 @@ def test_tool_that_raises(learner, world):
     expect(isinstance(content, dict) and "HTTP 504" in str(content.get("error", "")), "error_expected",
            name="get_news", arguments='{"ticker": "META"}', got=shown(content),
            expected='{"error": "get_news failed: the news service timed out (HTTP 504)"}')
+    # a model's argument the tool does not take: a TypeError, not the RuntimeError above (an
+    # execute_tool that catches only the errors it has seen sinks the round at the next one)
+    content, _ = run_execute_tool(learner, world, "call_news_aapl", "get_news", '{"symbol": "AAPL"}')
+    expect(isinstance(content, dict) and "error" in content, "error_expected", name="get_news",
+           arguments='{"symbol": "AAPL"}', got=shown(content),
+           expected='{"error": "get_news failed: … unexpected keyword argument \'symbol\'"}')
 
 
 @check("1.1", points=1, en="an unknown tool, or arguments that are not JSON: an error result",
