@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import json
 import random
 import re
@@ -264,6 +265,9 @@ def build_world(folder: Path, data: dict, path: Path, seed: int, session_class: 
     world = LessonWorld(scenarios, dict(data.get("tools", {})), tables, {}, seed, session_class, module)
     if module is not None and hasattr(module, "tools"):
         world.tools = module.tools(world)
+        for tool in world.tools.values():  # "get_news() got an unexpected keyword argument", not
+            if inspect.isfunction(tool) and "<locals>" in tool.__qualname__:  # "tools.<locals>.get_news()"
+                tool.__qualname__ = tool.__name__  # the learner's code sees the tool's errors
     missing = sorted({t for s in scenarios.values() for t in s.tools} - set(world.tools))
     if missing and data.get("tools"):
         raise ScenarioError(f"{path}: the scenarios give the agent tools that {folder / 'tools.py'} "

@@ -705,3 +705,13 @@ def test_day11s_screens_pass_stocks_out_of_alphabetical_order_at_every_seed():
         for tickers in (checks.SCREEN, checks.OUTAGE):
             passing = checks.expected_screen(world, tickers)
             assert passing != sorted(passing), (seed, tickers, passing)
+
+
+@pytest.mark.parametrize("lesson, tool, wrong", [("day11", "get_news", {"symbol": "AAPL"}),
+                                                 ("day01", "add", {"x": 1})])
+def test_a_tools_argument_error_names_the_tool_not_the_factory_it_was_made_in(lesson, tool, wrong):
+    """The learner's code sees a grader tool's TypeError as it is: "get_news() got an unexpected
+    keyword argument", not "tools.<locals>.get_news() ...", the kit's own inner workings."""
+    with pytest.raises(TypeError) as raised:
+        load_world(lesson).tools[tool](**wrong)
+    assert str(raised.value).startswith(f"{tool}() ") and "<locals>" not in str(raised.value)
