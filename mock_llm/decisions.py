@@ -68,6 +68,9 @@ class DecisionExchange:
         """For the trace: the messages from `shown` on, one JSON line each, and the decision."""
         return _sent(self.messages, shown), json.dumps(self.decision, ensure_ascii=False), len(self.messages)
 
+    def parameters(self) -> str:
+        return ""  # llm(messages) takes the messages alone
+
     def asked(self) -> list[tuple[str, object]]:
         """The tool call this decision asks for, as (name, arguments): none, or one."""
         decision = self.decision

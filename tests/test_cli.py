@@ -268,6 +268,16 @@ def test_trace_shows_prompts_replies_and_tools():
     assert "Calculator('3 + 5 * 2') → '13'" in out  # the tool that ran
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", lessons.lesson_names())
+def test_every_lesson_traces_its_rounds(lesson):
+    """--trace in every protocol (decisions, JSON text, text, chat): day01 and day02's exchanges once
+    lacked what the trace asks each round, and --trace ended in a traceback after the report."""
+    result = validate(lesson, "--solution", "--trace")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "round 1" in result.stdout or "no check ran your agent" in result.stdout  # day03, day04: no loop
+
+
 def questions_in_trace(*args: str) -> list[str]:
     out = validate("day06", "--trace", *args).stdout
     return re.findall(r"── calculator: (.*)", out)
