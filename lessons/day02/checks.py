@@ -104,12 +104,22 @@ def expect_refused(learner, reply, key):
     expect(False, key, reply=reply, got=shown(got))
 
 
-@check("1.2", points=1, en="reads a bare JSON object (a tool's args may be empty)", zh="读出单独一个 JSON 对象（工具的 args 可以为空）")
+@check("1.2", points=1, en="reads a bare JSON object (a tool's args may be empty, a text may hold a brace)",
+       zh="读出单独一个 JSON 对象（工具的 args 可以为空，文本里可以有花括号）")
 def test_parses_bare_json(learner, world):
     decision = tool_decision(world)
     expect_parsed(learner, json.dumps(decision), decision)
     no_args = {"type": "tool", "name": "list_tools", "args": {}}  # a call with nothing to pass is a call
     expect_parsed(learner, json.dumps(no_args), no_args)
+    # a "}" inside a string closes nothing: an object found by counting braces must skip its strings
+    braced = {"type": "final", "content": final_decision(world)["content"][:-1] + " :-}"}
+    try:
+        expect_parsed(learner, json.dumps(braced), braced)
+    except Fail as failure:
+        if failure.key not in ("parse_raised", "parse_wrong"):
+            raise
+        raise Fail("parse_brace_in_string", detail=failure.detail, reply=json.dumps(braced), got=failure.params.get("got") or
+                   f"{failure.params['type']}: {failure.params['message']}") from None
 
 
 @check("1.2", points=1, en="reads JSON in a ```json fence, over several lines", zh="读出 ```json 代码块里跨多行的 JSON")
@@ -404,6 +414,29 @@ def test_history(learner, world):
     holds = first["name"] in content_text(before) and "tool" in content_text(before)
     expect(before.get("role") == "assistant" and holds, "reply_not_appended", reply=run.exchanges[0].reply,
            got=shown(messages))
+    expect_each_reply_once(learner, run)
+
+
+def expect_each_reply_once(learner, run):
+    """No request holds two assistant messages in a row: each reply goes into the messages once, then
+    its tool result or its correction follows it. A loop that appends the reply as soon as it comes,
+    and again with the result (or with correction_messages), shows the model each turn twice."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        messages = exchange.messages or []
+        pairs = [(a, b) for a, b in zip(messages, messages[1:])
+                 if isinstance(a, dict) and isinstance(b, dict) and a.get("role") == b.get("role") == "assistant"]
+        if pairs and not assistant_twice_in_correction(learner):  # that is TODO 1.3's mistake, said there
+            expect(False, "reply_appended_twice", request=number, got=shown(list(pairs[0])))
+
+
+def assistant_twice_in_correction(learner) -> bool:
+    """Whether your correction_messages itself returns two assistant messages in a row."""
+    try:
+        messages = learner.call("correction_messages", "{\"type\": \"tool\"", "no complete JSON object")
+    except Fail:
+        return False
+    roles = [m.get("role") for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    return any(a == b == "assistant" for a, b in zip(roles, roles[1:]))
 
 
 @check("1.5", points=1, en="broken JSON: a correction round, then the answer, no crash",
@@ -414,6 +447,7 @@ def test_correction_round(learner, world):
     expect_answer(run, str(v["a"] * v["d"] + v["b"]), explain)
     broken = [e for e in run.exchanges if e.layout == "broken"]
     expect(len(broken) == 1, "broken_not_sent_back", reply=broken[0].reply if broken else "", calls=len(broken))
+    expect_each_reply_once(learner, run)
     for before, after in zip(run.exchanges, run.exchanges[1:]):
         sent = after.messages[len(before.messages):]
         if before.layout == "broken" and any(m.get("role") == "tool" for m in sent):
