@@ -22,6 +22,7 @@ QUOTE_TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}}, "required": ["ticker"]}}}
 BIG = 10**9  # a budget nothing reaches
 RESERVE = 100  # the reply reserve the checks give their budgets
+DEFAULT_RESERVE = 100  # Budget.reply_reserve's default: a loop that uses it ignores the caller's budget
 
 
 def same(got, expected) -> bool:
@@ -270,10 +271,18 @@ def test_unknown_model_is_an_error(learner, world):
     try:
         got = learner.call("record_step", 1, completion_arg(response), prices_arg(world))
     except Fail as failure:
-        if failure.key == "crashed":
-            return  # an exception: the unknown price is said, not guessed
-        raise
+        expect_key_error(failure, model)  # an exception: the unknown price is said, not guessed
+        return
     raise Fail("unknown_model_priced", model=model, got=shown(got))
+
+
+def expect_key_error(failure: Fail, model: str):
+    """record_step raised for a model with no price: a KeyError (or a class of its own that
+    subclasses it), as the README asks, not whatever a None price or a missing name gives further on."""
+    if failure.key != "crashed":
+        raise failure  # a StopIteration (next() with no default) is said as such
+    expect(failure.raised_a("KeyError"), "unknown_model_wrong_error", model=model,
+           type=failure.params.get("type", ""), message=failure.params.get("message", ""))
 
 
 @check("2.1", points=1, en="the longest table name the snapshot starts with, followed by \"-\"",
@@ -292,9 +301,8 @@ def test_longest_name_with_dash(learner, world):
     try:
         got = learner.call("record_step", 2, completion_arg(response), table_arg(prices))
     except Fail as failure:
-        if failure.key == "crashed":
-            return  # no price for it: said, not guessed
-        raise
+        expect_key_error(failure, model)  # no price for it: said, not guessed
+        return
     raise Fail("step_prefix_without_dash", model=model, name="mock-react", got=shown(got))
 
 
@@ -407,12 +415,13 @@ def expect_own_fits_right(learner, request: int, spent: int, prompt: int, limit:
                    prompt=prompt, reserve=reserve, needed=needed, limit=limit, got=own)
 
 
-def expect_stop_not_from_fits(learner, run, prompts: list[int], totals: list[int], limit: int):
+def expect_stop_not_from_fits(learner, run, prompts: list[int], totals: list[int], limit: int,
+                              reserve: int = RESERVE):
     """A run of the tour that stopped after n requests, the tour's own so far (their totals those of
     the tour without a budget), before request n + 1, which fitted: not because your fits says no."""
     sent = len(run.exchanges)
     if sent < len(prompts) and [u["total_tokens"] for u in usages(run)] == totals[:sent]:
-        expect_own_fits_right(learner, sent + 1, sum(totals[:sent]), prompts[sent], limit, RESERVE)
+        expect_own_fits_right(learner, sent + 1, sum(totals[:sent]), prompts[sent], limit, reserve)
 
 
 def expect_within_budget(learner, run, limit: int, reserve: int):
@@ -425,6 +434,12 @@ def expect_within_budget(learner, run, limit: int, reserve: int):
             fits = [f"{f} ({own})" for f, own in sorted(counted.items(), key=lambda item: item[1])
                     if own + usage["prompt_tokens"] + reserve <= limit]
             expect(not fits, "spent_counts_one_kind", request=number, spent=spent, counts=" / ".join(fits))
+            # a run that stops for the budget, but judged this request with the class default reserve
+            stopped = getattr(run.answer, "fields", {}).get("stopped")
+            expect(reserve == DEFAULT_RESERVE or stopped != "budget"
+                   or spent + usage["prompt_tokens"] + DEFAULT_RESERVE > limit, "run_default_reserve",
+                   request=number, spent=spent, prompt=usage["prompt_tokens"], reserve=reserve, needed=needed,
+                   limit=limit, default=DEFAULT_RESERVE)
         expect(needed <= limit, "sent_over_budget", request=number, spent=spent, prompt=usage["prompt_tokens"],
                reserve=reserve, needed=needed, limit=limit)
         spent += usage["total_tokens"]
@@ -508,14 +523,24 @@ def test_budget_ends_an_endless_run(learner, world):
     expect_budget_stop(run)
 
 
-@check("4.1", points=1, en="a first request that does not fit: nothing is sent",
-       zh="第一个请求就放不下：什么都不发送")
+@check("4.1", points=1, en="a first request that does not fit: nothing is sent, whatever the budget's reply reserve",
+       zh="第一个请求就放不下：什么都不发送，无论预算的回复预留是多少")
 def test_nothing_fits(learner, world):
     run = run_agent(learner, world, "one_quote", budget_arg(150))
     expect_within_budget(learner, run, 150, RESERVE)
     expect(not run.exchanges, "wrong_request_count", expected=0, got=len(run.exchanges))
     expect_budget_stop(run)
     expect(run.answer.steps == [], "steps_count", got=shown(run.answer.steps), sent=0)
+    # a reserve other than the default (and more than any reply of the mock): the first request would
+    # fit with a reserve of 100, but not with this budget's own, which the loop must use
+    found = usages(run_agent(learner, world, "one_quote"))
+    expect(found, "no_request")
+    reserve = DEFAULT_RESERVE + 100 + world.seed % 100
+    limit = found[0]["prompt_tokens"] + reserve - 1
+    run = run_agent(learner, world, "one_quote", budget_arg(limit, reserve))
+    expect_within_budget(learner, run, limit, reserve)
+    expect(not run.exchanges, "wrong_request_count", expected=0, got=len(run.exchanges))
+    expect_budget_stop(run)
 
 
 @check("4.1", points=1, en="max_iter still ends the run: stopped is \"max_iter\", the answer a message of your own",
