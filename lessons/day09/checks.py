@@ -281,6 +281,103 @@ def test_fresh_session(learner, world):
         pass
     question, messages = first_request(learner, world, "there_alone")
     expect_no_leak(learner, messages, question)
+    # Sessions made one after another look fresh when __init__ empties a shared list and refills it:
+    # two sessions alive at once still write into one list. The checks build one session per
+    # conversation, so the source says it.
+    shared = shared_list_reset(learner)
+    if shared:
+        raise Fail("leaked_shared_reset", line=shared[0], how=shared[1], attribute=shared[2])
+
+
+MUTATORS = {"clear", "append", "extend", "insert", "pop", "remove", "sort", "reverse", "appendleft", "popleft",
+            "extendleft", "update", "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__"}
+
+
+def shared_list_reset(learner) -> tuple[str, str, str] | None:
+    """(where the list is made, how __init__ resets it, the attribute) when ChatSession's __init__ (or
+    a method it calls, or its base class's __init__) empties or refills in place a list made once for
+    every session: a list in the class body that __init__ never replaces with one of its own
+    (self.x = [...]), or a module-level list or a default argument's list it keeps (self.x = HISTORY)."""
+    tree = learner.syntax_tree()
+    if not tree:
+        return None
+    module_lists = {t.id: f"{t.id} = [...]" for item in tree.body
+                    if isinstance(item, (ast.Assign, ast.AnnAssign)) and is_mutable(item.value)
+                    for t in (item.targets if isinstance(item, ast.Assign) else [item.target]) if isinstance(t, ast.Name)}
+    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    session = classes.get("ChatSession")
+    if session is None:
+        return None
+    lineage = [session] + [classes[b.id] for b in session.bases if isinstance(b, ast.Name) and b.id in classes]
+    class_lists = {}  # attribute -> its line in a class body
+    for cls in lineage:
+        for item in cls.body:
+            if isinstance(item, (ast.Assign, ast.AnnAssign)) and is_mutable(item.value):
+                for t in item.targets if isinstance(item, ast.Assign) else [item.target]:
+                    if isinstance(t, ast.Name):
+                        class_lists.setdefault(t.id, f"{ast.unparse(t)} = [...]")
+    family, defaults = [], {}  # the methods that make a session; parameter -> its list default
+    for cls in lineage:
+        methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for init in (methods.get("__init__"), methods.get("__post_init__")):
+            params = (init.args.posonlyargs + init.args.args) if init else []
+            if not params:
+                continue
+            called = {n.func.attr for n in ast.walk(init) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                      and isinstance(n.func.value, ast.Name) and n.func.value.id == params[0].arg}
+            family += [init] + [m for name, m in methods.items() if name in called and m is not init]
+            pairs = list(zip(params[len(params) - len(init.args.defaults):], init.args.defaults))
+            pairs += [(a, d) for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None]
+            defaults |= {a.arg: f"{a.arg}={ast.unparse(d)}" for a, d in pairs
+                         if is_mutable(d) and not isinstance(d, ast.Dict)}
+    if not family:
+        return None
+
+    def own_attribute(node, method) -> str | None:
+        params = method.args.posonlyargs + method.args.args
+        if (params and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id == params[0].arg):
+            return node.attr
+        return None
+
+    shared, own, names = {}, set(), {}  # shared: attribute -> where its list is made; names: alias -> attribute
+    for method in family:
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
+                return None  # attributes set by name: the source does not say which
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                attr, value = own_attribute(target, method), node.value
+                if attr is None:
+                    continue
+                if isinstance(value, ast.Name) and (value.id in module_lists or value.id in defaults):
+                    shared[attr] = defaults.get(value.id) or module_lists[value.id]  # where the list is made
+                    names[value.id] = attr
+                elif (isinstance(value, ast.Attribute) and value.attr in class_lists
+                      and own_attribute(value, method) is None):
+                    shared[attr] = ast.unparse(node)  # self.messages = ChatSession.messages
+                else:
+                    own.add(attr)  # a list of its own (or anything else the source cannot tell)
+    for attr, line in class_lists.items():
+        shared.setdefault(attr, line)
+    for method in family:
+        for node in ast.walk(method):
+            targets = []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+                targets = [node.func.value]  # self.messages.clear(), .append(…), .extend(…)
+            elif isinstance(node, ast.Delete):
+                targets = [t.value for t in node.targets if isinstance(t, ast.Subscript)]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = [t.value for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                           if isinstance(t, ast.Subscript)]
+            elif isinstance(node, ast.AugAssign):
+                targets = [node.target]
+            for target in targets:
+                attr = own_attribute(target, method) or (names.get(target.id) if isinstance(target, ast.Name) else None)
+                if attr in shared and attr not in own:
+                    return shared[attr], ast.unparse(node).split("\n")[0], attr
+    return None
 
 
 def expect_no_leak(learner, messages, question):
@@ -427,12 +524,32 @@ def test_trim_no_orphan(learner, world):
     expect_trimmed(learner, world, history(world), 9)  # the cut falls on the first tool message
 
 
-@check("2.1", points=1, en="two results of one reply: both go, or both stay with their call",
-       zh="同一次回复的两个结果：要么都去掉，要么都和它们的调用一起保留")
+def three_calls_history(world) -> list[dict]:
+    """One turn whose reply made three calls at once, then a question: more results in a row than
+    a trim that skips a fixed number of them (an `if` or two in place of a `while`) moves past."""
+    w = world.weather
+    cities = ("北京", "上海", "广州")
+    ids = [f"call_d{n}" for n in range(1, 4)]
+    return [
+        {"role": "system", "content": "You are a weather assistant."},
+        {"role": "user", "content": "北京、上海和广州天气怎么样？"},
+        {"role": "assistant", "content": "我同时查三个城市。", "tool_calls": [call(i, c) for i, c in zip(ids, cities)]},
+        *({"role": "tool", "tool_call_id": i, "content": json.dumps({"city": c, **w[c]}, ensure_ascii=False)}
+          for i, c in zip(ids, cities)),
+        {"role": "assistant", "content": "；".join(f"{c} {w[c]['temp_c']}°C" for c in cities) + "。"},
+        {"role": "user", "content": "哪个最热？"},
+    ]
+
+
+@check("2.1", points=1, en="several results of one reply: all go, or all stay with their call",
+       zh="同一次回复的多个结果：要么全都去掉，要么全都和它们的调用一起保留")
 def test_trim_parallel_results(learner, world):
     messages = history(world)
     for max_messages in (5, 4):  # the cut falls on the first, then the second, of two tool messages
         expect_trimmed(learner, world, messages, max_messages)
+    three = three_calls_history(world)
+    for max_messages in (6, 5, 4):  # the cut falls on the first, second, then third of three tool messages
+        expect_trimmed(learner, world, three, max_messages)
 
 
 # ---------------------------------------------------------------- TODO 3.1 ChatSession.ask
