@@ -512,10 +512,10 @@ class Learner:
                        kinds=[str(kind) for kind in error.get("kinds") or []])
         return outcome.value
 
-    def run_agent(self, func: str, scenario: str, *args) -> AgentRun:
+    def run_agent(self, func: str, scenario: str, *args, watch: bool = False) -> AgentRun:
         """Run func(question, *args) on a scenario, against a fresh session of the mock model
         speaking the lesson's protocol (or the live model); the run keeps the transcript and
-        every tool call."""
+        every tool call (and with `watch`, in run.outcome.changed_args, the arguments it changed)."""
         self._check_types(args)
         story = self.world.scenarios[scenario]
         session = self.live_model or self.world.session(scenario, self.lesson.llm_call_budget)
@@ -526,7 +526,7 @@ class Learner:
         self.runs.append(run)
         run.outcome = self.submission.call(func, story.question, *with_signatures(args, self.world),
                                            timeout=self.time_limit, model=session.answer, http=session.http,
-                                           tools=toolbox)
+                                           tools=toolbox, watch=watch)
         self.world.ran += run.asked_for()
         if run.outcome.problem is Problem.BUDGET:
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,

@@ -59,13 +59,13 @@ def masked(key: str) -> str:
 
 # ---------------------------------------------------------------- running the learner's code
 
-def attempt(learner, func: str, scenario: str, *args):
+def attempt(learner, func: str, scenario: str, *args, watch: bool = False):
     """func(question, *args) on a scenario: (run, failure), failure being the Fail of an exception
     the learner's code raised (None when it returned). Other failures end the check: a TODO not
     done yet, a file that does not load; a hang after a failure is a real sleep; the call budget
     spent on retries is a retry loop without end."""
     try:
-        return learner.run_agent(func, scenario, *args), None
+        return learner.run_agent(func, scenario, *args, watch=watch), None
     except Fail as failure:
         run = learner.runs[-1] if learner.runs else None
         refused = next((c for c in run.tool_calls if c.name == "sleep" and c.failed), None) if run else None
@@ -124,7 +124,7 @@ def agent(learner, world, scenario, model=None, max_steps=None, **changes):
     again with the very same arguments: see expect_switch_per_run."""
     run, failure = attempt(learner, "run_agent", scenario, config(world, model, **changes),
                            registry_arg(world.scenarios[scenario].tools), tool_arg("sleep"),
-                           *([max_steps] if max_steps else []))
+                           *([max_steps] if max_steps else []), watch=True)
     if switched(run) and getattr(world, SWITCHED, None) is None:
         setattr(world, SWITCHED, (scenario, model, max_steps, changes))
     return run, failure
@@ -931,6 +931,9 @@ def test_fallback_keeps_the_transcript(learner, world):
     expect(after[:len(before)] == before, "transcript_lost", fallback=e["fallback_model"], got=len(after),
            expected=len(before), tools=", ".join(ran))
     expect(all(m == e["fallback_model"] for m in models[switch:]), "switched_back", models=", ".join(models[switch:]))
+    # the switch is the run's own: written into the caller's Config, the caller's next run starts
+    # on the fallback (run_agent(question, config, ...): the config is its argument 1)
+    expect(1 not in run.outcome.changed_args, "switch_changed_config", fallback=e["fallback_model"])
     urls = [x.url for x in run.exchanges[switch:]]  # no fallback server configured: the same server
     expect(all(url == chat_url(e["base_url"]) for url in urls), "fallback_left_server", fallback=e["fallback_model"],
            base_url=e["base_url"], urls=", ".join(dict.fromkeys(urls)))

@@ -1,6 +1,6 @@
 # expect-lose: 3.1
-# known-gap: every check builds a fresh Config for its run, so a switch that writes into the one it is given is never seen
 # why: the switch writes the fallback into the caller's Config (config.model = ..., config.base_url = ...), so the next run starts on the fallback
+# expect-message: by writing into the Config it was given
 """Day 12 — a real model over HTTP: configuration, retries, a stop sequence, a second model.
 
 The agent is the text-protocol agent of the earlier days (Thought / Action / Action Input /
