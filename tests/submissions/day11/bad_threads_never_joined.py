@@ -3,6 +3,8 @@
 # expect-message: returned while threads it started were still running
 # why: A thread per call, all started at once, but never joined: run_calls returns the messages that
 # why: are in by then, none, while the calls still run.
+# racy: the threads run on after run_calls returns: which results are in by then, and so which ids a
+# racy: request lacks, depends on the scheduling of a loaded machine (a class run once listed others)
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
 
 Asked to screen five stocks, the model answers with ten tool calls in one response: fundamentals
