@@ -30,11 +30,11 @@ def returned_str(func, value):
     return value
 
 
-def expect_only_read(learner, func: str, params: list[str]) -> None:
-    """The last call (made with watch=True) left its arguments as they were: the loop hands the same
-    list of tools (and of steps) to every function and every round, so a sort or a removal in one of
-    them shows up everywhere after it."""
-    changed = [params[i] for i in learner.changed_args if i < len(params)]
+def expect_only_read(changed_args: list[int], func: str, params: list[str]) -> None:
+    """A watched call left its arguments as they were (`changed_args`, the learner's after it): the
+    loop hands the same list of tools (and of steps) to every function and every round, so a sort or
+    a removal in one of them shows up everywhere after it."""
+    changed = [params[i] for i in changed_args if i < len(params)]
     expect(not changed, "argument_changed", func=func, param=changed[0] if changed else "")
 
 
@@ -66,7 +66,7 @@ def test_describes_every_tool(learner, world):
     tools = tools_arg(world, ["Weather", "Calculator"])  # not in order: a sort in place changes the list
     text = tools_listed(learner, tools)
     expect_described(text, world.tool_descriptions)
-    expect_only_read(learner, "get_tools_description", ["tools"])
+    expect_only_read(learner.changed_args, "get_tools_description", ["tools"])
 
 
 @check("1.2", points=1, en="describes the tools it is given, not a fixed list",
@@ -103,7 +103,7 @@ def test_runs_the_tool(learner, world):
     result, calls = run_execute_tool(learner, world, "Calculator", expression)
     expect(calls, "tool_not_called", got=shown(result))
     expect_tool_result(result, True, calculate(expression), "Calculator", expression)
-    expect_only_read(learner, "execute_tool", ["tools"])
+    expect_only_read(learner.changed_args, "execute_tool", ["tools"])
     # a tool that takes no input: an empty action_input is run all the same
     tool = next(iter(NO_INPUT_TOOL))
     result, calls = run_execute_tool(learner, world, tool, "", ["Weather", "Calculator", tool], NO_INPUT_TOOL)
@@ -204,8 +204,7 @@ def test_prompt_keeps_question_with_history(learner, world):
                 return
         except Fail:
             pass
-    learner.changed_args = changed
-    expect_only_read(learner, "build_react_prompt", ["user_input", "tools", "steps"])
+    expect_only_read(changed, "build_react_prompt", ["user_input", "tools", "steps"])
 
 
 def fahrenheit_steps(world) -> list[dict]:
