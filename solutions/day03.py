@@ -279,6 +279,8 @@ def calculator(expression: str) -> float:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError:
         raise ValueError(f"not an arithmetic expression: {expression!r}") from None
+    except (RecursionError, MemoryError):  # text nested thousands deep, such as '-' * 5000 + '1'
+        raise ValueError("the expression is nested too deeply") from None
     try:
         result = number(tree.body)
     except ZeroDivisionError:  # 0 ** -1

@@ -14,7 +14,8 @@ import re
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from validator.checking import Fail, Record, calculate, check, expect, expect_unknown_tool_said, shown
+from validator.checking import (UNKNOWN_TOOL, Fail, Record, calculate, check, expect, expect_unknown_tool_said,
+                               quoted, shown)
 
 GIVEN = ("calculator", "convert_temperature", "split_bill", "send_message", "create_event")
 PYTHON_TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "list": "array",
@@ -705,13 +706,40 @@ def test_all_problems_in_the_failure(learner, world):
         expect_failure(result, "send_message", arguments, "text", "urgent", v["extra"])
 
 
-@check("1.4", points=1, en="a tool that raises: a failure with its message (division by zero)",
-       zh="工具抛出异常：失败结果里带上它的信息（除以零）")
+@check("1.4", points=1, en="a tool that raises: a failure with its message (division by zero, a KeyError)",
+       zh="工具抛出异常：失败结果里带上它的信息（除以零、KeyError）")
 def test_tool_that_raises(learner, world):
     arguments = {"total": values(world)["total"] + 0.5, "people": 0, "tip_percent": values(world)["tip"]}
     result = result_of(learner, "split_bill", arguments)
     if not their_problems(learner, "split_bill", arguments):  # people=0 taken for missing: 1.3's check says so
         expect_failure(result, "split_bill", arguments, "division by zero")
+    # A tool that exists raises KeyError of its own: create_event reads start["date"], and this start,
+    # a dict as the schema asks, has none. Its failure carries that KeyError's message ('date'), not
+    # the file's words for a tool that does not exist: a KeyError caught as "no such tool" (the
+    # lookup TOOLS[name] in the same try as the call) tells the model to drop a tool it may use.
+    v = values(world)
+    arguments = {"title": v["note"], "start": {"day": "2025-05-20", "time": "14:30"}, "attendees": [v["colleague"]]}
+    result = result_of(learner, "create_event", arguments)
+    if their_problems(learner, "create_event", arguments):
+        return  # start refused for its type: 1.2's or 1.3's checks say why
+    expect_error_field(result, "create_event", arguments)
+    error = result.fields.get("error")
+    unknown = result_of(learner, v["missing_tool"], {"query": "weather"}).fields.get("error")
+    if isinstance(error, str) and result.success is False and (
+            unknown_said(error, unknown, ("create_event", "date", v["missing_tool"]))
+            or not names(error, "date") and UNKNOWN_TOOL.search(error)):
+        raise Fail("keyerror_taken_for_unknown_tool", arguments=as_json(arguments), got=shown(result),
+                   unknown=v["missing_tool"])
+    expect_failure(result, "create_event", arguments, "date")
+
+
+def unknown_said(error: str, unknown, words) -> bool:
+    """Whether `error` is the text the file gives for a tool that does not exist (`unknown`),
+    but for the names in it: the same words, another name."""
+    if not isinstance(unknown, str) or not unknown.strip():
+        return False
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(word)}(?![\w-])" for word in words))
+    return squashed(pattern.sub("…", error)) == squashed(pattern.sub("…", unknown))
 
 
 @check("1.4", points=1, en="arguments that are not a dict: a failure, not a crash", zh="参数不是 dict：失败结果，而不是崩溃")
@@ -808,8 +836,8 @@ def test_refuses_other_operators(learner, world):
 POWER_SECONDS = 1.0
 
 
-@check("1.5", points=1, en="refuses powers too large to compute, at once, and only those: 0 ** n, n ** 0",
-       zh="结果大到算不动的乘方立刻拒绝，而且只拒绝这些：0 ** n、n ** 0 照算")
+@check("1.5", points=1, en="refuses powers too large to compute, at once, or with no real value ((-8) ** 0.5), and only those: 0 ** n, n ** 0",
+       zh="结果大到算不动的乘方立刻拒绝，没有实数值的（(-8) ** 0.5）也拒绝，而且只拒绝这些：0 ** n、n ** 0 照算")
 def test_refuses_huge_powers(learner, world):
     learner.limit = POWER_SECONDS
     a, b, c = (values(world)[k] for k in "abc")
@@ -823,6 +851,14 @@ def test_refuses_huge_powers(learner, world):
         if failure is None and isinstance(got, (int, float)) and not isinstance(got, bool):
             raise Fail("power_returned", expression=expression,
                        got=f"a number of {len(str(got))} digits" if isinstance(got, int) else shown(got))
+        judge_refusal(learner, expression, got, failure)
+    # a negative number to a fractional power has no real value: Python's ** makes it a complex
+    # number, no int or float, and raises nothing, so the calculator must see it (checked at once,
+    # or only at the end, on the result: both catch it, in a sum too)
+    for expression in (f"(-{c}) ** 0.5", f"1 + (-{a}.5) ** -{b}.5"):
+        got, failure = call_or_raised(learner, "calculator", expression)
+        if failure is None and not (isinstance(got, str) and ERROR_WORDS.search(got)):
+            raise Fail("complex_returned", expression=expression, got=quoted(got))
         judge_refusal(learner, expression, got, failure)
     # small powers the size estimate must not trip on: math.log10(0) raises, so does 100 / 0.
     # (0 ** 0 is 1 in Python; a refusal of it with a ValueError is no mistake either.)
@@ -838,10 +874,10 @@ def test_refuses_huge_powers(learner, world):
 ZERO_SAID = re.compile(r"zero|(?<![\d.])0(?![\d.]*[1-9])|divi[sd]|denominator|零|除|分母", re.IGNORECASE)
 
 
-@check("1.5", points=1, en="division by zero: ValueError saying so, not a crash",
-       zh="除以零：抛出说明原因的 ValueError，而不是崩溃")
+@check("1.5", points=1, en="division by zero, and 0 to a negative power: ValueError saying so, not a crash",
+       zh="除以零，以及 0 的负数次方：抛出说明原因的 ValueError，而不是崩溃")
 def test_division_by_zero(learner, world):
-    a, b = values(world)["a"], values(world)["b"]
+    a, b, c = values(world)["a"], values(world)["b"], values(world)["c"]
     expression = f"{a} / ({b} - {b})"
     got, failure = call_or_raised(learner, "calculator", expression)
     if failure is None:
@@ -851,6 +887,15 @@ def test_division_by_zero(learner, world):
     expect(failure.raised_a("ValueError"), "refusal_not_valueerror", detail=failure.detail, expression=expression,
            type=kind, message=message)
     expect(ZERO_SAID.search(message), "zero_unclear", expression=expression, message=message)
+    # 0 ** -n is 1 / 0 ** n: Python raises ZeroDivisionError with no / in the expression. Any
+    # ValueError with a reason will do (refused before, or caught around the whole computation).
+    for expression in (f"0 ** -{c}", f"({b} - {b}.0) ** -{a}.5"):
+        got, failure = call_or_raised(learner, "calculator", expression)
+        if failure is None:
+            raise Fail("zero_returned", expression=expression, got=quoted(got))
+        expect(failure.params.get("type") != "ZeroDivisionError", "zero_power_escaped", detail=failure.detail,
+               expression=expression, message=failure.params.get("message", ""))
+        judge_refusal(learner, expression, got, failure)
 
 
 @check("1.5", points=1, en="text that is no expression: ValueError, not SyntaxError",

@@ -257,7 +257,10 @@ def calculator(expression: str) -> float:
                 raise ValueError("除数为零：不能除以零")
             if isinstance(node.op, ast.Pow) and left and right * math.log10(abs(left)) > 100:
                 raise ValueError(f"{ast.unparse(node)} 的结果超过 100 位，不予计算")
-            return operators[type(node.op)](left, right)
+            result = operators[type(node.op)](left, right)
+            if isinstance(result, complex):
+                raise ValueError(f"{ast.unparse(node)} 没有实数结果：负数不能取小数次方")
+            return result
         raise ValueError(f"只允许数字、+ - * / ** 和括号，不允许 {ast.unparse(node)}")
 
     try:
@@ -266,6 +269,8 @@ def calculator(expression: str) -> float:
         raise ValueError(f"这不是算术表达式：{expression!r}") from None
     try:
         return value(tree.body)
+    except ZeroDivisionError:
+        raise ValueError("除数为零：0 不能取负数次方") from None
     except OverflowError:
         raise ValueError("结果太大了") from None
 

@@ -271,7 +271,10 @@ def calculator(expression: str) -> float:
                 if isinstance(a, int) and a.bit_length() * b > 400:
                     raise ValueError("the result would be over 120 digits long")
             try:
-                return ops[type(node.op)](a, b)
+                result = ops[type(node.op)](a, b)
+                if type(result) is complex:
+                    raise ValueError(f"{ast.unparse(node)} has no real value")
+                return result
             except ZeroDivisionError:
                 raise ValueError("division by zero") from None
             except OverflowError:

@@ -230,6 +230,10 @@ def calculator(expression: str) -> float:
         if isinstance(node.op, ast.Pow):
             if a and b * math.log10(abs(a)) > 100:
                 raise ValueError("more than 100 digits: too large")
+            if a == 0 and b < 0:
+                raise ValueError("division by zero: 0 to a negative power")
+            if a < 0 and b != int(b):
+                raise ValueError("no real result: a negative number to a fractional power")
             return a ** b
         if isinstance(node.op, ast.Div) and b == 0:
             raise ValueError("division by zero")

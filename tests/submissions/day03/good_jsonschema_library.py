@@ -262,7 +262,13 @@ def calculator(expression: str) -> float:
                 digits = right * math.log10(abs(left)) if left else 0
                 if digits > 100:
                     raise ValueError(f"the result would have about {digits:.0f} digits, more than 100")
-                return left ** right
+                try:
+                    result = left ** right
+                except ZeroDivisionError:
+                    raise ValueError("division by zero: 0 to a negative power") from None
+                if isinstance(result, complex):
+                    raise ValueError(f"{ast.unparse(node)} is not a real number")
+                return result
             raise ValueError(f"operator {type(node.op).__name__} is not allowed")
 
         def generic_visit(self, node):

@@ -250,6 +250,8 @@ def calculator(expression: str) -> float:
                     case ast.Pow():
                         if abs(b) > 100 or (abs(a) > 1 and b * math.log10(abs(a)) > 100):
                             raise ValueError("that power is too large to compute")
+                        if a == 0 and b < 0:
+                            raise ValueError("0 cannot be raised to a negative power")
                         result = a ** b
                         if isinstance(result, complex):
                             raise ValueError("the result is not a real number")
