@@ -144,6 +144,18 @@ def test_tool_that_raises(learner, world):
     expect(isinstance(result, dict) and "HTTP 503" in str(result.get("error", "")), "tool_json_wrong",
            name="Broken", arguments="{}", got=shown(result),
            expected={"error": "Broken failed: the service is down (HTTP 503)"})
+    # A model's argument the tool does not take: get_quote(symbol=…) raises TypeError, not the
+    # RuntimeError above. An execute_tool that catches only the errors it has seen lets it out.
+    arguments = '{"symbol": "AAPL"}'
+    try:
+        result, _ = run_execute_tool(learner, world, "get_quote", arguments)
+    except Fail as failure:
+        if not failure.raised:
+            raise
+        raise Fail("tool_exception_escaped", arguments=arguments, type=failure.params.get("type"),
+                   message=failure.params.get("message")) from None
+    expect(isinstance(result, dict) and "error" in result, "tool_json_wrong", name="get_quote", arguments=arguments,
+           got=shown(result), expected={"error": "get_quote failed: … unexpected keyword argument 'symbol'"})
 
 
 @check("1.2", points=1, en="arguments that are not JSON give an error result",
@@ -382,7 +394,50 @@ def test_missing_tool_call_answered(learner, world):
     expect_tool_offered(run)  # offered only the tools tool_impl holds, the model could call none
     expect_every_call_answered(run)
     explain_rejection(run)
+    expect_missing_tool_not_run(learner, run)
     expect_answer(run, f"I could not look up {stock}")
+
+
+def expect_missing_tool_not_run(learner, run):
+    """No tool ran for a call of a tool the run's tool_impl lacks, and its tool message holds an
+    error: a loop that swaps an empty tool_impl for the module's TOOL_IMPL (`tool_impl or
+    TOOL_IMPL`, {} being falsy) runs get_quote anyway and sends its quote. Unless the file's
+    execute_tool itself, given an empty tool_impl, runs the tool: TODO 1.2's checks say so."""
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=1):
+        sent = {m.get("tool_call_id"): chat_text(m) for m in request_messages(after) if m.get("role") == "tool"}
+        for call in reply_of(before).get("tool_calls") or []:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            if name in run.handed or call["id"] not in sent:
+                continue
+            content = sent[call["id"]]
+            ran = [c for c in run.tool_calls if c.round == number and c.name == name]
+            if not ran and is_error_text(content):
+                continue
+            try:
+                alone = learner.call("execute_tool", registry_arg([]), name, arguments)
+            except Fail:
+                return  # it raises: TODO 1.2's checks say so
+            if not is_error_text(alone):
+                return  # execute_tool itself runs a tool it was not given: TODO 1.2's checks say so
+            raise Fail("missing_tool_ran", call=requested({"tool_calls": [call]}), call_id=call["id"],
+                       content=shown(content), expected=shown(alone))
+
+
+def is_error_text(content) -> bool:
+    """Whether a tool message's content is an error result: JSON (or a Python repr, or JSON
+    encoded twice) of an object with an "error" key."""
+    value = content
+    for _ in range(2):  # a string holding JSON text, once more
+        if not isinstance(value, str):
+            break
+        try:
+            value = parse_json(value)
+        except ValueError:
+            try:
+                value = ast.literal_eval(value.strip())
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                return False
+    return isinstance(value, dict) and "error" in value
 
 
 def missing_tool_raises(learner, stock) -> bool:
@@ -638,6 +693,11 @@ def test_unknown_tool_said(learner, world):
                                  ["Broken"])
     except Fail:
         raise Fail("unknown_tool_global_registry", arguments=arguments, got=shown(result)) from None
+    # An empty tool_impl holds no tool at all: not "no tools given, use TOOL_IMPL" (`tool_impl or
+    # TOOL_IMPL`, `if not tool_impl:`, {} being falsy), which runs the module's get_quote anyway.
+    result, calls = run_execute_tool(learner, world, "get_quote", arguments, registry=[])
+    expect(not calls and isinstance(result, dict) and "error" in result, "unknown_tool_empty_registry",
+           arguments=arguments, got=shown(result))
 
 
 @check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
