@@ -200,6 +200,17 @@ def turn_requests(run, question: str) -> list:
     return found
 
 
+def expect_each_reply_once(run):
+    """No request holds two assistant messages in a row: each reply goes into the history once, then
+    its tool results or the next question follow it. A turn that appends the reply as soon as it comes,
+    then the answer again before returning it, resends every answer twice, and the trim drops earlier
+    turns sooner."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        messages = request_messages(exchange)
+        pairs = [(a, b) for a, b in zip(messages, messages[1:]) if a.get("role") == b.get("role") == "assistant"]
+        expect(not pairs, "reply_appended_twice", request=number, got=shown(list(pairs[0])) if pairs else "")
+
+
 def expect_in_answer(run, index, question, expected):
     answer = run.answer[index]
     expect(isinstance(answer, str) and expected in answer, "answer_missing", question=question,
@@ -584,6 +595,7 @@ def test_turn_kept_whole(learner, world):
     question, follow = run.scenario.question, run.scenario.follow_ups[0].question
     requests = turn_requests(run, follow)
     expect(requests, "no_request")
+    expect_each_reply_once(run)
     messages = request_messages(requests[0])
     answer = run.answer[0] if isinstance(run.answer[0], str) else ""
     if not any(m.get("role") == "user" and question in chat_text(m) for m in messages):
@@ -626,6 +638,7 @@ def test_long_conversation(learner, world):
     run = run_conversation(learner, world, "trip", max_messages=6)
     first = request_messages(run.exchanges[0]) if run.exchanges else []
     started_with_system = bool(first) and first[0].get("role") == "system"
+    expect_each_reply_once(run)
     for number, exchange in enumerate(run.exchanges, start=1):
         messages = request_messages(exchange)
         if len(messages) > 6:
@@ -659,14 +672,28 @@ def test_long_conversation(learner, world):
         raise
 
 
-@check("3.1", points=1, en="a model that never finishes: MAX_ROUNDS requests, then a message of its own",
-       zh="模型永不结束：恰好 MAX_ROUNDS 个请求，然后返回自己的信息")
+@check("3.1", points=1, en="MAX_ROUNDS requests at most: an answer with the last one is returned; a model that never finishes gets a message of its own",
+       zh="最多 MAX_ROUNDS 个请求：最后一个请求带回的答案照样返回；模型永不结束时返回自己的信息")
 def test_stops_at_max_rounds(learner, world):
     run = run_conversation(learner, world, "endless", questions=[])
     rounds = 5  # the file's MAX_ROUNDS, as the lesson gives it
     expect(len(run.exchanges) == rounds, "rounds_wrong", rounds=rounds, count=len(run.exchanges))
     answer = run.answer[0]
     expect(is_own_message(answer, run), "no_fallback", got=repr(answer) if isinstance(answer, str) else shown(answer))
+    # A turn that needs every request the limit allows: four calls, then the answer with request 5.
+    # The limit stops the loop from asking again; it never throws away a reply that came.
+    run = run_conversation(learner, world, "recheck", questions=[])
+    question, answer = run.scenario.question, run.answer[0]
+    got = repr(answer) if isinstance(answer, str) else shown(answer)
+    last = run.exchanges[-1].response if run.exchanges[-1].status == 200 else {}
+    reply = ((last or {}).get("choices") or [{}])[0].get("message") or {}
+    if reply.get("tool_calls"):  # the model was not done when the loop stopped
+        expect(len(run.exchanges) >= rounds, "last_round_not_sent", question=question, rounds=rounds,
+               count=len(run.exchanges), got=got)
+        return
+    final = chat_text(reply).strip()
+    expect(not final or (isinstance(answer, str) and final in answer), "last_round_answer_lost",
+           question=question, request=len(run.exchanges), rounds=rounds, answer=final, got=got)
 
 
 

@@ -96,14 +96,28 @@ def test_reads_the_price_file(learner, world):
     expect_prices(got, world.prices)
 
 
-@check("1.1", points=1, en="the prices of the text it is given, not numbers in the code",
-       zh="读的是传入文本里的价格，而不是写在代码里的数字")
+@check("1.1", points=1, en="the prices of the text it is given, each by its name, not numbers in the code",
+       zh="读的是传入文本里的价格，每个按名字读，而不是写在代码里的数字")
 def test_reads_the_text_given(learner, world):
     model = "mock-react-xl"
     price = {"input_per_1m": round(3.25 + world.seed % 7, 2), "output_per_1m": round(13.0 + world.seed % 5, 2)}
+    # the output price first: YAML keys come in any order, so each price is read by its name
     text = ("# one model only\nmodels:\n"
-            f"  {model}:\n    input_per_1m: {price['input_per_1m']}\n    output_per_1m: {price['output_per_1m']}\n")
+            f"  {model}:\n    output_per_1m: {price['output_per_1m']}\n    input_per_1m: {price['input_per_1m']}\n")
     got = learner.call("load_prices", text)
+    swapped = {model: {"input_per_1m": price["output_per_1m"], "output_per_1m": price["input_per_1m"]}}
+    try:
+        expect_prices(got, swapped)
+    except Fail:
+        pass
+    else:  # the prices in the order the file lists them: right for a file in the usual order only?
+        try:
+            expect_prices(learner.call("load_prices", world.price_file), world.prices)
+        except Fail:
+            pass  # swapped whatever the order: test_reads_the_price_file says so
+        else:
+            raise Fail("prices_by_position", got=shown(got), text=f"{model}: {{output_per_1m: {price['output_per_1m']}, input_per_1m: {price['input_per_1m']}}}",
+                       expected=f"{{{model!r}: {price_shown(price)}}}")
     expect_prices(got, {model: price}, "price_file_ignored")
 
 
@@ -543,8 +557,8 @@ def test_nothing_fits(learner, world):
     expect_budget_stop(run)
 
 
-@check("4.1", points=1, en="max_iter still ends the run: stopped is \"max_iter\", the answer a message of your own",
-       zh="max_iter 依然结束运行：stopped 为 \"max_iter\"，answer 是你自己的信息")
+@check("4.1", points=1, en="max_iter still ends the run: stopped is \"max_iter\", the answer a message of your own; an answer with the last request it allows is kept",
+       zh="max_iter 依然结束运行：stopped 为 \"max_iter\"，answer 是你自己的信息；随它允许的最后一个请求回来的答案照样保留")
 def test_max_iter_still_stops(learner, world):
     run = run_agent(learner, world, "endless", budget_arg(BIG), 3)
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
@@ -552,6 +566,17 @@ def test_max_iter_still_stops(learner, world):
     answer = run.answer.answer
     expect(is_own_message(answer, run), "max_iter_answer_wrong",  # not "", the question, the model's words, a result
            got=repr(answer) if isinstance(answer, str) else shown(answer))
+    # The tour with max_iter = the requests it takes: the answer comes with the last request allowed.
+    # max_iter stops the loop from sending another request; it never throws away a reply that came.
+    needed = len(run_agent(learner, world, "tour").exchanges)
+    run = run_agent(learner, world, "tour", budget_arg(BIG), needed)
+    final = (run.exchanges[-1].response["choices"][0]["message"]
+             if run.exchanges and run.exchanges[-1].status == 200 else {})
+    if len(run.exchanges) == needed and final and not final.get("tool_calls"):
+        report = run.answer
+        expect(report.stopped == "answer" and report.answer == final.get("content"), "last_answer_lost",
+               max_iter=needed, expected=final.get("content"), stopped=quoted(report.stopped),
+               got=repr(report.answer) if isinstance(report.answer, str) else shown(report.answer))
 
 
 # ---------------------------------------------------------------- TODO 5.1 summarize
