@@ -1,8 +1,8 @@
-# expect-lose: 4.1 4.2
-# expect-keep: 1.1 2.1 3.1
+# expect-lose: 4.1
+# expect-keep: 1.1 2.1 3.1 4.2
 # expect-message: its only negative news is minor
 # why: Any negative headline fails a stock, major or minor, so a one-hour outage weighs as much as a
-# why: lawsuit.
+# why: lawsuit. screen is right: it returns what this passes keeps, so only passes (4.1) loses points.
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
 
 Asked to screen five stocks, the model answers with ten tool calls in one response: fundamentals

@@ -1,8 +1,8 @@
-# expect-lose: 4.1 4.2
-# expect-keep: 1.1 2.1 3.1
+# expect-lose: 4.1
+# expect-keep: 1.1 2.1 3.1 4.2
 # expect-message: check for "error" first
 # why: The rule reads pe and items straight away, so an error result makes it raise KeyError, and the
-# why: screen with it.
+# why: screen with it: the crash is passes' (4.1), screen itself is right.
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
 
 Asked to screen five stocks, the model answers with ten tool calls in one response: fundamentals

@@ -1,8 +1,8 @@
-# expect-lose: 4.1 4.2
-# expect-keep: 1.1 2.1 3.1
-# expect-message: data you could not get is not a pass
+# expect-lose: 4.1
+# expect-keep: 1.1 2.1 3.1 4.2
+# expect-message: data you could not get is never a pass
 # why: A news result that is an error is read as "no items", so no bad news: the stock whose news
-# why: service was down passes the screen.
+# why: service was down passes the screen. screen is right with the passes it is given: 4.1 loses, not 4.2.
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
 
 Asked to screen five stocks, the model answers with ten tool calls in one response: fundamentals

@@ -1,5 +1,7 @@
-# expect-lose: 4.1 4.2
-# why: growth compared with MIN_REVENUE_GROWTH / 100 (percent read as a fraction)
+# expect-lose: 4.1
+# expect-keep: 1.1 2.1 3.1 4.2
+# why: growth compared with MIN_REVENUE_GROWTH / 100 (percent read as a fraction); screen is right
+# why: with the passes it is given, so only passes (4.1) loses points.
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
 
 Asked to screen five stocks, the model answers with ten tool calls in one response: fundamentals
