@@ -721,6 +721,8 @@ def expect_own_fallback(run: AgentRun, limit: int) -> None:
     without running what it asked for."""
     expect(len(run.exchanges) >= limit, "fallback_before_limit", limit=limit, got=len(run.exchanges))
     expect_asked_tools_ran(run)
+    line = labelled_line(run.answer, run)
+    expect(line is None, "fallback_model_words", got=run.answer, line=line)
     expect(is_own_message(run.answer, run), "fallback_not_own",
            got=repr(run.answer) if isinstance(run.answer, str) else shown(run.answer))
 
@@ -754,8 +756,10 @@ def expect_requests_run(run: AgentRun) -> None:
 def is_own_message(answer, run: AgentRun) -> bool:
     """Whether `answer` is a message of the agent's own: a str, not empty, not the question handed
     back, nor the model's words in one of its replies (or their first lines: a reply cut where a
-    made-up Observation began), nor the result of one of the run's tools (as it came, or as the
-    JSON text of a tool message)."""
+    made-up Observation began, or what follows a label on one of its lines), nor the result of one
+    of the run's tools (as it came, or as the JSON text of a tool message)."""
+    if labelled_line(answer, run) is not None:
+        return False
     answer = answer.strip() if isinstance(answer, str) else None
     said = [words.strip() for words in map(model_words, run.exchanges) if words and words.strip()]
     given = [run.scenario.question.strip()] + [str(call.output).strip() for call in run.tool_calls] + said
@@ -766,6 +770,25 @@ def is_own_message(answer, run: AgentRun) -> bool:
     tools_result = as_json is not None and any(as_json == call.output for call in run.tool_calls)
     cut_reply = bool(answer) and any(words.startswith(answer + "\n") for words in said)
     return bool(answer) and answer not in given and not tools_result and not cut_reply
+
+
+# a line of the model's words: its label, then what follows it (group 1). Not Final Answer: what
+# follows it is the answer the agent is to return.
+REPLY_LINE = re.compile(r"^[\s>*#-]*(?:Thought|Action|Action[ _]?Input|Observation)\s*\**\s*[:：]\s*\**\s*(.*)$",
+                        re.IGNORECASE)
+
+
+def labelled_line(answer, run: AgentRun) -> str | None:
+    """The line of one of the model's replies whose text after its label (Thought, Action, Action
+    Input, Observation) is `answer`: the model's words handed back without their label ("42 * 42",
+    the last Action Input); None when there is none."""
+    answer = answer.strip() if isinstance(answer, str) else ""
+    for words in map(model_words, run.exchanges):
+        for line in (words or "").splitlines() if answer else ():
+            label = REPLY_LINE.match(line)
+            if label and label.group(1).strip() == answer:
+                return line.strip()
+    return None
 
 
 def model_words(exchange) -> str | None:
