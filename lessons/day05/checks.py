@@ -8,11 +8,12 @@ like a model without a stop sequence, makes things up after each request. Number
 import random
 import re
 
-from validator.checking import (OBSERVATION, Fail, LessonError, calculate, check, expect, expect_asked_tools_ran,
-                                expect_requests_run, expect_final_returned, expect_format_explained,
-                                expect_own_fallback, first_number, glued_on, imagined, labelled_twice, learner_object,
-                                names_tool, read_final, read_request, read_steps, request_text, sees_question, shown,
-                                text_from, tools_arg, unseen, written_after_request)
+from validator.checking import (ACTION_INPUT, OBSERVATION, Fail, LessonError, calculate, check, expect,
+                                expect_asked_tools_ran, expect_requests_run, expect_final_returned,
+                                expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
+                                labelled_twice, learner_object, names_tool, read_final, read_request, read_steps,
+                                request_text, sees_question, shown, text_from, tools_arg, unseen,
+                                written_after_request)
 
 OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: a prompt describes the ones it is given
     "Dictionary": "Looks up an English word and gives its meaning. Input: the word.",
@@ -236,17 +237,36 @@ def lines_of(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip("\n").rstrip().splitlines()]
 
 
+def observation_first(reply: str) -> tuple[str, str] | None:
+    """(the line, the reply before it) of an Observation line the model wrote before any request
+    (its first line, or a request after it): the cut is right before that line, not after an Action
+    Input line further on. None when the reply's first request comes before any Observation line."""
+    lines = reply.splitlines()
+    for number, line in enumerate(lines):
+        if OBSERVATION.match(line):
+            before = "\n".join(lines[:number])
+            return (line, before) if read_request(before) is None else None
+    return None
+
+
 def expect_cut(learner, reply: str, input_line: str = ""):
     """cut_reply keeps the request as written, and nothing of what follows it. `input_line`: the
-    request's Action Input line, when the reply spells that label its own way."""
+    request's Action Input line, when the reply spells that label its own way. An Observation line
+    before any request ends the reply there: what is kept, and the request kept (none), are the lines
+    before it."""
     got = returned_str("cut_reply", learner.call("cut_reply", reply))
     kept = got.rstrip()
     kept_made_up = (any(OBSERVATION.match(line) for line in got.splitlines()) or read_final(got) is not None
                     or written_after_request(got).strip())  # after the Action Input line: all made up
+    first = observation_first(reply)
+    if first:  # no Action Input line to cut after: the cut is at the Observation line, a request after it dropped
+        line, before = first
+        expect(not kept_made_up and read_request(got) is None, "cut_kept_observation", line=line.strip(), got=got,
+               reply=reply)
     expect(not (kept_made_up and input_line), "cut_input_spelling", line=input_line, got=got, reply=reply)
     expect(not kept_made_up, "cut_kept_made_up", got=got, reply=reply)
-    expect(reply.startswith(kept) and read_request(got) == read_request(reply), "cut_lost_request",
-           got=got, reply=reply)
+    request = None if first else read_request(reply)
+    expect(reply.startswith(kept) and read_request(got) == request, "cut_lost_request", got=got, reply=reply)
 
 
 def expect_cuts_made_up_observation(learner, world):
@@ -290,6 +310,7 @@ def test_cut_made_up_final_answer(learner, world):
 
 
 REQUEST_SPELLINGS = (("action: {x}", "action input: {x}"), ("**Action:** {x}", "**Action Input:** {x}"),
+                     ("**Action**: {x}", "**Action Input**: {x}"),  # bold, the colon inside or after it
                      ("Action：{x}", "Action Input：{x}"), ("ACTION: {x}", "ACTION INPUT : {x}"))
 
 
@@ -301,15 +322,22 @@ OBSERVATION_SPELLINGS = ("observation: {x}", "OBSERVATION : {x}", "**Observation
 def test_cut_any_spelling(learner, world):
     v = world.scenarios["calculator"].values
     rng = random.Random(f"day05:cut:{world.seed}")
+    cases = []
     for spelling in rng.sample(OBSERVATION_SPELLINGS, len(OBSERVATION_SPELLINGS)):  # every one, every seed
         a, b = rng.randint(2, 40), rng.randint(2, 12)
         expression = f"{a} + {b} * {v['c']}"
         made_up = (spelling.format(x=imagined("Calculator", expression)) + "\nThought: Done.\nFinal Answer: "
                    + imagined("Calculator", expression))
+        cases.append((expression, made_up))
+    for expression, made_up in cases:  # after the request, as the mock writes it
         expect_cut(learner, request_text(f"I need to calculate {expression}.", "Calculator", expression) + "\n"
                    + made_up)
-        # before any request too: no Action Input line to cut after, only the Observation's own
+    for expression, made_up in cases:  # before any request too: no Action Input line to cut after
         expect_cut(learner, f"Thought: I remember what {expression} is.\n{made_up}")
+        expect_cut(learner, made_up)  # the reply's first line: no newline before the label
+        # a request after it: the cut is still at the Observation, the first of the two labels
+        expect_cut(learner, f"Thought: I remember what {expression} is.\n{made_up.splitlines()[0]}\n"
+                   + request_text(f"Let me check {expression} anyway.", "Calculator", expression))
 
 
 @check("2.1", points=1, en="a reply with no Observation comes back whole", zh="没有 Observation 的回复原样返回")
@@ -319,13 +347,20 @@ def test_cut_leaves_clean_replies(learner, world):
     report = world.weather[city]
     celsius = first_number(report)
     for reply in (request_text(f"First I need today's weather in {city}.", "Weather", city),
+                  # a Thought that mentions the words: the label starts its line, then a colon
+                  request_text(f"I will pass {city} to Weather as the Action Input.", "Weather", city),
                   f"Thought: I now know the final answer.\nFinal Answer: It is {calculate(f'{celsius} * 9 / 5 + 32')}°F"
                   f" in {city} today.\n\n(Weather report: {report}; my observation: it feels warmer.)",
                   # a line that starts with the word, no label: "Observations" and more words before the colon
                   f"Thought: I now know the final answer.\nFinal Answer: Not a good day for a run in {city}.\n"
                   f"Observations from the weather report: {report}."):
         got = returned_str("cut_reply", learner.call("cut_reply", reply))
-        expect(lines_of(got) == lines_of(reply), "cut_changed", reply=reply, got=got)
+        if lines_of(got) != lines_of(reply):
+            last = (lines_of(got) or [""])[-1]  # cut after a line that names the label, not one it starts
+            mention = last.strip() and last in lines_of(reply) and "action input" in last.lower()
+            expect(not mention or ACTION_INPUT.match(last), "cut_at_mention", line=last.strip(), reply=reply,
+                   got=got)
+            raise Fail("cut_changed", reply=reply, got=got)
 
 
 # ---------------------------------------------------------------- TODO 3.1 react_agent
@@ -516,19 +551,8 @@ def test_stops_at_max_steps(learner, world):
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
 
-# a line of a reply the model wrote: its label, then what follows it (group 1)
-REPLY_LINE = re.compile(r"^[\s>*#-]*(?:Thought|Action|Action[ _]?Input|Observation)\s*\**\s*[:：]\s*\**\s*(.*)$", re.IGNORECASE)
-
-
 @check("3.1", points=1, en="the step limit's message is the agent's own, not the question or the model's words handed back",
        zh="步数上限时返回的是 Agent 自己的信息，而不是把问题或模型写的内容原样返回")
 def test_fallback_is_its_own(learner, world):
     run = run_agent(learner, world, "endless", 4)
-    expect_own_fallback(run, 4)
-    # nor a line of a reply, without its label: the last Action Input, Action or Thought the model wrote
-    answer = run.answer.strip()
-    for exchange in run.exchanges:
-        for line in exchange.reply.splitlines():
-            label = REPLY_LINE.match(line)
-            expect(not label or label.group(1).strip() != answer, "fallback_model_words", got=run.answer,
-                   line=line.strip())
+    expect_own_fallback(run, 4)  # nor a line of a reply without its label (the last Action Input)

@@ -164,7 +164,7 @@ def cut_reply(reply: str) -> str:
         if label.startswith("observation") and label[len("observation"):].lstrip(" *").startswith(":"):
             break
         kept.append(line)
-        if label.replace(" ", "").replace("_", "").startswith("actioninput:"):
+        if label.replace(" ", "").replace("_", "").replace("*", "").startswith("actioninput:"):
             break  # the model should have stopped here: the rest is made up
     return "\n".join(kept)
 
