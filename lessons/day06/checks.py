@@ -54,19 +54,35 @@ def expect_described(text: str, described: dict[str, str]):
             raise Fail("tool_missing_from_description", tool=name, got=text)
 
 
+def expect_line_each(text: str, names) -> None:
+    """Each tool has a line that names it and no other tool (the README's "one line per tool", in any
+    layout: "- name: …", "1. name - …", a table row, a JSON object's "name" line; a header line that
+    names them all is fine besides): tools run together on one line blur where each one ends."""
+    def named(line, name):
+        return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", line) is not None  # 工具Weather too
+    lines = text.splitlines()
+    for name in names:
+        if not any(named(line, name) and not any(named(line, other) for other in names if other != name)
+                   for line in lines):
+            shared = next((line for line in lines if named(line, name)), text)
+            raise Fail("tools_share_a_line", tool=name, line=shared.strip(),
+                       others=", ".join(other for other in names if other != name and named(shared, other)))
+
+
 def tools_listed(learner, tools) -> str:
     """What get_tools_description returns for `tools`, watched: `learner.changed_args` says
     whether it changed the list (a sort in place)."""
     return returned_str("get_tools_description", learner.call("get_tools_description", tools, watch=True))
 
 
-@check("1.2", points=1, en="names and describes every tool, and leaves the list as it was",
-       zh="列出每个工具的名字和描述，并且不改动传入的列表")
+@check("1.2", points=1, en="names and describes every tool, one line each, and leaves the list as it was",
+       zh="列出每个工具的名字和描述，每个工具一行，并且不改动传入的列表")
 def test_describes_every_tool(learner, world):
     tools = tools_arg(world, ["Weather", "Calculator"])  # not in order: a sort in place changes the list
     text = tools_listed(learner, tools)
     expect_described(text, world.tool_descriptions)
     expect_only_read(learner.changed_args, "get_tools_description", ["tools"])
+    expect_line_each(text, ["Weather", "Calculator"])
 
 
 @check("1.2", points=1, en="describes the tools it is given, not a fixed list",

@@ -216,6 +216,10 @@ def test_cut_observation_without_request(learner, world):
     start = f"Thought: I remember the weather in {city}."
     reply = f"{start}\nObservation: {guess}\n" + answer_text("I now know the final answer.", f"{city}今天{guess}。")
     expect_cut(learner, reply, start)
+    # an Observation as the reply's very first line (a model writing on from the one it was just sent):
+    # nothing stays, though no newline comes before it
+    first = f"Observation: {guess}\n" + answer_text("I now know the final answer.", f"{city}今天{guess}。")
+    expect_cut(learner, first, "", key="cut_kept_first_observation")
 
 
 @check("2.1", points=1, en="a Final Answer, prose, and a request with nothing after it come back whole",
@@ -528,6 +532,11 @@ def expect_reminder_from_user(run):
     for number, exchange in enumerate(run.exchanges[:-1], start=2):
         if not is_prose(reply(exchange)):
             continue
+        # the reply itself goes back before the reminder (an assistant message, or quoted, or in one
+        # prompt of the loop's own): a reminder about a reply the conversation no longer shows
+        slip = reply(exchange).strip()
+        expect(prompt(run.exchanges[number - 1]).count(slip) > prompt(exchange).count(slip), "slip_not_kept",
+               request=number, reply=slip)
         added = request_messages(run.exchanges[number - 1])[len(request_messages(exchange)):]  # since that reply
         kept = next((i for i, m in enumerate(added) if m.get("role") == "assistant"), None)  # the reply itself
         for message in (m for i, m in enumerate(added) if i != kept):

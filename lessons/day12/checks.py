@@ -390,6 +390,25 @@ def expect_timeout(timeout, expected: float):
            "timeout_not_number", got=repr(timeout) if isinstance(timeout, str) else shown(timeout), expected=expected)
 
 
+def expect_empty_unset(learner, world, variable: str, field: str, same=()):
+    """`export X=` sets X to "": an optional variable that is empty counts as unset (the README), so
+    load_config gives the same `field` as with `variable` unset (or one of `same`, values that mean
+    unset as well: "" for a name or URL, which a loop tests for truth as it tests None), and raises
+    nothing."""
+    unset = load_config(learner, env_of(world)).fields.get(field)
+    try:
+        got = learner.call("load_config", env_of(world, **{variable: ""}))
+    except Fail as failure:
+        if failure.key != "crashed":
+            raise
+        raise Fail("optional_empty_refused", variable=variable, type=failure.params["type"],
+                   message=failure.params["message"]) from None
+    expect(getattr(got, "type", None) == "Config", "not_a_config", got=shown(got))
+    value = got.fields.get(field)
+    expect(value == unset or value in same, "optional_empty_kept", variable=variable, field=field, got=shown(value),
+           unset=shown(unset))
+
+
 @check("1.1", points=1, en="optional: a fallback model and a timeout, in seconds",
        zh="可选项：备用模型和超时秒数")
 def test_config_optional(learner, world):
@@ -408,6 +427,8 @@ def test_config_optional(learner, world):
     if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == DEFAULT_TIMEOUT):
         expect_readme_constant(learner, "DEFAULT_TIMEOUT", timeout=shown(timeout))
         raise Fail("timeout_default_lost", got=shown(timeout), expected=f"{DEFAULT_TIMEOUT:g}")
+    expect_empty_unset(learner, world, "OPENAI_FALLBACK_MODEL", "fallback_model", same=("",))
+    expect_empty_unset(learner, world, "OPENAI_TIMEOUT", "timeout")  # the default, not an error
 
 
 REFUSED = {"OPENAI_API_KEY": "api_key", "OPENAI_MODEL": "model", "OPENAI_TIMEOUT": "timeout"}  # variable: field
@@ -415,9 +436,10 @@ REFUSED = {"OPENAI_API_KEY": "api_key", "OPENAI_MODEL": "model", "OPENAI_TIMEOUT
 
 def expect_refused(learner, world, variable: str, setting, not_named: str, accepted: str, **params):
     """load_config raises ConfigError naming `variable` when it is `setting` (None: unset), and only
-    then: set right, the same environment gives a Config that has it, and the message names none of
-    the other variables, set right. A setting that can't be used is said at start-up, where it is
-    set, not later as a 401, a 404 or a float() traceback."""
+    then: set right, the same environment gives a Config that has it. The message says it is that
+    variable: it names no other one, or (an example setup line naming them all) it is not the message
+    another variable's refusal gives, which one message for every problem is. A setting that can't be
+    used is said at start-up, where it is set, not later as a 401, a 404 or a float() traceback."""
     e = endpoint(world)
     field = REFUSED[variable]
     if field == "timeout":
@@ -431,11 +453,31 @@ def expect_refused(learner, world, variable: str, setting, not_named: str, accep
         if failure.key != "crashed":
             raise
         message = failure.params["message"]
+        missing = setting in (None, "")
         named = (failure.params["type"] == "ConfigError" and variable in message
-                 and not any(other in message for other in REFUSED if other != variable))
+                 and (not any(other in message for other in REFUSED if other != variable)
+                      or message != refusal(learner, world, COUNTERPART[variable, missing], setting if missing else None)))
         expect(named, not_named, variable=variable, type=failure.params["type"], message=message, **params)
         return
     raise Fail(accepted, variable=variable, got=shown(got), **params)
+
+
+# The other setting a refusal's message is told apart from, when it names other variables too (an
+# example setup line: "export OPENAI_BASE_URL=… OPENAI_API_KEY=… OPENAI_MODEL=…"): a message that
+# says which variable is the problem reads differently when another one is. Keyed by the variable
+# and whether it is missing (unset or empty) rather than wrong.
+COUNTERPART = {("OPENAI_API_KEY", True): "OPENAI_MODEL", ("OPENAI_MODEL", True): "OPENAI_API_KEY",
+               ("OPENAI_TIMEOUT", False): "OPENAI_API_KEY"}
+
+
+def refusal(learner, world, variable: str, setting) -> str | None:
+    """The message load_config raises with when `variable` is `setting` (None: unset); None when it
+    raises nothing (its own check says so)."""
+    try:
+        learner.call("load_config", env_of(world, **{variable: setting}))
+    except Fail as failure:
+        return failure.params.get("message") if failure.key == "crashed" else None
+    return None
 
 
 @check("1.1", points=1, en="a missing or empty key or model: ConfigError naming the variable",
@@ -463,6 +505,8 @@ def test_config_fallback_server(learner, world):
     # unset, the fallback's key is the same key: None says it, and so does the primary's key
     expect(bare.get("fallback_api_key") in (None, e["api_key"]), "fallback_key_default",
            got=shown(bare.get("fallback_api_key")))
+    expect_empty_unset(learner, world, "OPENAI_FALLBACK_BASE_URL", "fallback_base_url", same=("",))
+    expect_empty_unset(learner, world, "OPENAI_FALLBACK_API_KEY", "fallback_api_key", same=(None, "", e["api_key"]))
 
 
 BAD_TIMEOUTS = ("soon", "twenty", "later", "none")  # text no one reads as seconds
