@@ -101,7 +101,7 @@ def _tool_name(text: str) -> str:
 
 
 def _tool_input(text: str) -> str:
-    return re.sub(r"\s+", "", text.strip().strip("`'\"“”‘’"))
+    return "".join(text.strip().strip("`'\"“”‘’").split())  # split(): the whitespace \s matches
 
 
 def _call(tool: str, tool_input: str) -> tuple[str, str]:
@@ -470,7 +470,7 @@ def format_lines(prompt: str, question: str) -> str:
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    return "".join(text.split())
 
 
 @lru_cache(maxsize=16)

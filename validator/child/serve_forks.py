@@ -3,6 +3,7 @@ submissions' children. Started as `python sandbox.py --serve` (or, a class run's
 sandbox whose forks are its workers' servers, `--warm`), so that the sandbox is this
 process's __main__, as it is in a child started cold; a fork runs it in place (sandbox.main).
 """
+import gc
 import importlib
 import os
 import socket
@@ -79,6 +80,8 @@ def _import(preload):
             _first_request()
         except Exception:  # noqa: BLE001 -- another openai than the kit's: each fork pays it, no more
             pass
+    gc.collect()
+    gc.freeze()  # what is loaded is never walked by a fork's collector, which would copy every page it touches
 
 
 # A reply with a tool call, as the mock sends one: what a first request parses into.

@@ -7,6 +7,7 @@ The same key, the same outputs: a run after Ctrl-C grades only what changed.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib.metadata
 import json
@@ -189,6 +190,8 @@ class GradingLoop:
         from validator.grading.grade import checks_loaded, run_items
         if not checks_loaded(session):
             return None
+        gc.collect()
+        gc.freeze()  # the grader, pytest and the checks, loaded once: no collection walks them per student
         upcoming = self._next()
         while upcoming:
             (entry, key), child, world = upcoming
