@@ -4,6 +4,7 @@ Your functions run in a separate process; `learner.call` calls one of them, `run
 loop on a task of scenarios.yaml against the mock model, which answers `llm(messages)` with
 decision dicts. Numbers come from `world`, so with another seed every expected value changes.
 """
+import functools
 import re
 
 from validator.checking import (Fail, ToolBox, argument_errors, check, content_text, expect, expect_answer,
@@ -57,6 +58,9 @@ def expect_registry(learner, names, watch=False):
        zh="把每个函数的名字映射到函数本身，且不改动传入的列表")
 def test_registry(learner, world):
     expect_registry(learner, ["add", "multiply"], watch=True)
+    # A list in no order of names, neither ascending nor descending: a build_registry that sorts or
+    # reverses the caller's list in place (functions.sort(...), .reverse()) changes this one.
+    expect_registry(learner, ["multiply", "add", "subtract"], watch=True)
 
 
 @check("1.1", points=1, en="registers the functions it is given, not a fixed list", zh="登记传入的函数，而不是固定清单")
@@ -160,8 +164,11 @@ def test_tool_that_raises(learner, world):
     expect_error_text(result, "divide", args, "division by zero")
     # Exceptions of classes the other checks never raise: a ValueError, and one of the tool's own
     # class (a RuntimeError in your process). An except that lists the classes met so far misses them.
+    # And a KeyError the tool raises itself (a look-up in its own dict): an `except KeyError` meant
+    # for a name the registry lacks takes it for an unknown tool, and loses its message.
     v = numbers(world, "arithmetic")
-    for name, args in (("square_root", {"a": -v["c"]}), ("remote_add", {"a": v["a"], "b": v["b"]})):
+    for name, args in (("square_root", {"a": -v["c"]}), ("remote_add", {"a": v["a"], "b": v["b"]}),
+                       ("exchange_rate", {"currency": "JPY"})):
         toolbox = ToolBox(world)
         try:
             result = learner.call("execute_tool", registry_arg(ALL_TOOLS + [name]), name, args, tools=toolbox)
@@ -171,7 +178,11 @@ def test_tool_that_raises(learner, world):
             raise Fail("tool_error_not_caught", detail=failure.detail, name=name, args=args,
                        type=failure.params["type"], message=failure.params["message"]) from None
         error = next((str(call.output) for call in toolbox.calls if call.failed), None)
-        expect_error_text(result, name, args, error or name)
+        if name == "exchange_rate" and error:  # it ran, and raised KeyError('JPY'): 'JPY' is its message
+            expect(isinstance(result, str) and args["currency"] in result, "tool_keyerror_as_unknown", name=name,
+                   args=args, got=quoted(result), error=error)  # str(error) is "'JPY'"; error.args[0] "JPY"
+        else:
+            expect_error_text(result, name, args, error or name)
 
 
 @check("1.2", points=1, en="arguments the tool does not take give an error text", zh="工具不接受的参数返回错误文本")
@@ -213,14 +224,42 @@ def tool_decisions(run) -> list[dict]:
     return [e.decision for e in run.exchanges if e.decision.get("type") == "tool"]
 
 
-def explain(run, max_steps=5):
-    """Fail with the first mistake the transcript shows, if it shows one."""
+def explainer(learner, world):
+    """explain(run, max_steps=…), able to try your execute_tool on its own when a run needs it."""
+    return functools.partial(explain, learner=learner, world=world)
+
+
+def same_args(one, other) -> bool:
+    """The same arguments, value for value and type for type (5 and 5.0, or 5 and '5', differ)."""
+    return isinstance(one, dict) and isinstance(other, dict) and sorted(map(repr, one.items())) == sorted(
+        map(repr, other.items()))
+
+
+def execute_tool_runs_as_asked(learner, world, name, args) -> bool:
+    """Whether your execute_tool, called on its own with these args, runs the tool with exactly them."""
+    try:
+        _, calls = run_execute_tool(learner, world, name, args, registry=LOOP_TOOLS)
+    except Fail:
+        return False
+    return len(calls) >= 1 and same_args(args_of(calls[0]), args)
+
+
+def explain(run, max_steps=5, learner=None, world=None):
+    """Fail with the first mistake the transcript shows, if it shows one. With `learner`, a tool that
+    ran with other args than its decision's is judged by trying your execute_tool alone on them."""
     expect_question_asked(run)
     for call in run.tool_calls:  # a tool asked for rightly, failed by the way execute_tool called it
         decision = run.exchanges[call.round - 1].decision if 0 < call.round <= len(run.exchanges) else {}
         args = decision.get("args")
         if call.failed and isinstance(call.input, dict) and "args" in call.input and call.input.get("args") == args:
             raise Fail("decision_as_args", call=tool_call_text(decision), got=shown(call.input))
+        # The tool ran with other args than the decision's, yet execute_tool given the decision's args
+        # runs it with them: the loop handed execute_tool something else (a key other than "args",
+        # a dict of its own making, {}).
+        if (learner is not None and call.name in LOOP_TOOLS and isinstance(args, dict)
+                and not same_args(args_of(call), args) and execute_tool_runs_as_asked(learner, world, call.name, args)):
+            raise Fail("loop_args_wrong", call=tool_call_text(decision), ran=call_text_of(call),
+                       error=f": {call.output}" if call.failed else "")
         if (call.failed and call.name in LOOP_TOOLS and isinstance(args, dict) and set(args) == {"a", "b"}
                 and "argument" in str(call.output)):  # a TypeError of the call itself, not of the numbers
             raise Fail("tool_failed_in_execute_tool", call=tool_call_text(decision), error=str(call.output))
@@ -259,14 +298,14 @@ def call_text_of(call) -> str:
 def test_arithmetic_task(learner, world):
     v = numbers(world, "arithmetic")
     run = run_agent(learner, world, "arithmetic")
-    expect_answer(run, str(v["a"] * v["b"] + v["c"]), explain)
+    expect_answer(run, str(v["a"] * v["b"] + v["c"]), explainer(learner, world))
 
 
 @check("1.3", points=1, en="two real tool calls: multiply, then add on its result", zh="两次真实的工具调用：先乘，再用它的结果做加法")
 def test_two_real_tool_calls(learner, world):
     v = numbers(world, "arithmetic")
     run = run_agent(learner, world, "arithmetic")
-    explain(run)
+    explain(run, learner=learner, world=world)
     product = v["a"] * v["b"]
     expected = [("multiply", {"a": v["a"], "b": v["b"]}), ("add", {"a": product, "b": v["c"]})]
     got = [(c.name, args_of(c)) for c in run.tool_calls]
@@ -282,7 +321,7 @@ def test_two_real_tool_calls(learner, world):
 def test_longer_chain(learner, world):
     v = numbers(world, "chain")
     run = run_agent(learner, world, "chain")
-    expect_answer(run, str((v["a"] + v["b"]) * v["d"] - v["c"]), explain)
+    expect_answer(run, str((v["a"] + v["b"]) * v["d"] - v["c"]), explainer(learner, world))
 
 
 @check("1.3", points=1, en="appends the decision, then a tool message with its result",
@@ -290,7 +329,7 @@ def test_longer_chain(learner, world):
 def test_history(learner, world):
     v = numbers(world, "arithmetic")
     run = run_agent(learner, world, "arithmetic")
-    explain(run)
+    explain(run, learner=learner, world=world)
     expect(len(run.exchanges) >= 2, "returned_before_final", got=quoted(run.answer),
            call=tool_call_text(run.exchanges[0].decision))
     first, messages = run.exchanges[0].decision, run.exchanges[1].messages
@@ -318,7 +357,7 @@ def test_history(learner, world):
 def test_unknown_tool_recovers(learner, world):
     v = numbers(world, "unknown_tool")
     run = run_agent(learner, world, "unknown_tool")
-    expect_answer(run, str(v["a"] * v["d"] + v["c"]), explain)
+    expect_answer(run, str(v["a"] * v["d"] + v["c"]), explainer(learner, world))
 
 
 @check("1.3", points=1, en="a decision of an unknown type ends the run with a message that names it",
@@ -335,10 +374,10 @@ def test_unknown_decision_type(learner, world):
            calls=len(run.exchanges))
 
 
-@check("1.3", points=1, en="a model that never finishes, even on errors: exactly max_steps calls, then a fallback",
-       zh="模型永不结束（工具报错也算）：恰好调用 max_steps 次，然后返回兜底信息")
+@check("1.3", points=1, en="a model that never finishes, even on errors: exactly max_steps calls, then a fallback; an answer on the last step is kept",
+       zh="模型永不结束（工具报错也算）：恰好调用 max_steps 次，然后返回兜底信息；最后一步给出的答案照样返回")
 def test_stops_at_max_steps(learner, world):
-    expect_step_limit(run_agent(learner, world, "endless", 4), 4, explain)
+    expect_step_limit(run_agent(learner, world, "endless", 4), 4, explainer(learner, world))
     # A model that keeps asking for a tool the registry lacks, or one that keeps failing: each of
     # its answers is a step all the same, or such a model is asked forever.
     for scenario in ("endless_unknown_tool", "endless_failing_tool"):
@@ -354,6 +393,18 @@ def test_stops_at_max_steps(learner, world):
             raise Fail("errors_not_counted", call=tool_call_text(decision), budget=failure.params["budget"]) from None
         expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
         expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=quoted(run.answer))
+    # The arithmetic task with max_steps = the model calls it takes: its final decision comes with the
+    # last call allowed. max_steps keeps the loop from asking again; it never throws away an answer that came.
+    full = run_agent(learner, world, "arithmetic")
+    final = full.exchanges[-1].decision if full.exchanges else {}
+    if final.get("type") != "final" or not isinstance(full.answer, str) or final.get("content") not in full.answer:
+        return  # the task itself fails: its own checks say why
+    needed = len(full.exchanges)
+    run = run_agent(learner, world, "arithmetic", needed)
+    last = run.exchanges[-1].decision if run.exchanges else {}
+    if len(run.exchanges) == needed and last.get("type") == "final":
+        expect(isinstance(run.answer, str) and last["content"] in run.answer, "answer_at_limit_dropped",
+               max_steps=needed, answer=quoted(last["content"]), got=quoted(run.answer))
 
 
 @check("1.3", points=1, en="returns the final decision's content, not the whole decision",
@@ -363,7 +414,7 @@ def test_returns_content(learner, world):
     expect(run.exchanges, "no_llm_call")
     final = run.exchanges[-1].decision
     if final.get("type") != "final":
-        explain(run)
+        explain(run, learner=learner, world=world)
         raise Fail("no_final_decision", calls=len(run.exchanges), got=quoted(run.answer))
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
     expect(got == final["content"], "raw_decision", got=quoted(run.answer), expected=final["content"])

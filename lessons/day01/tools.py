@@ -39,9 +39,19 @@ def remote_add(a, b):
     raise ServiceUnavailable(f"the remote calculator did not answer for {a} + {b}")
 
 
+RATES = {"EUR": 0.92, "GBP": 0.79}  # exchange_rate's own table: a currency it lacks is its own KeyError
+
+
+def exchange_rate(currency):
+    """A tool whose own code raises KeyError (a look-up in its own dict): the same class as a name the
+    registry lacks, so an execute_tool whose `except KeyError` means "unknown tool" takes the tool's
+    error for an unknown name, and loses its message."""
+    return RATES[currency]
+
+
 def tools(world) -> dict:
     return {"add": add, "multiply": multiply, "subtract": subtract, "divide": divide,
-            "square_root": square_root, "remote_add": remote_add}
+            "square_root": square_root, "remote_add": remote_add, "exchange_rate": exchange_rate}
 
 
 # ---------------------------------------------------------------- questions no scenario scripts
