@@ -6,6 +6,7 @@ decision written as JSON text: bare, in a ```json fence or in prose, and sometim
 Numbers come from `world`, so with another seed every expected value changes.
 """
 import json
+import re
 
 from validator.checking import (Fail, ToolBox, argument_errors, check, content_text, expect, expect_answer,
                                 expect_bare_results, expect_fresh_start, expect_history_kept, expect_own_fallback,
@@ -66,6 +67,21 @@ def test_prompt_shows_the_format(learner, world):
         single = piece.replace('"', "'")
         expect(piece in prompt or single not in prompt, "prompt_single_quotes", piece=piece, single=single)
         expect(piece in prompt, "prompt_format_missing", piece=piece)
+    expect(states_reply_rule(prompt), "prompt_no_reply_rule", got=prompt)
+
+
+# Words of a sentence about how to reply ("Answer with exactly one JSON object", "Respond only in JSON",
+# "每次只回复一个 JSON 对象"), as against one that only says what `args` is ("args is a JSON object").
+REPLY_WORDS = re.compile(r"\b(?:repl|respon|answer|output|writ|return|format|send|messag|decision|use\b|one\b|single|"
+                         r"exactly|only|nothing)|回复|回答|答复|作答|输出|格式|只|一个|每次|决策|使用|用", re.IGNORECASE)
+
+
+def states_reply_rule(prompt: str) -> bool:
+    """Whether a sentence of the prompt that says JSON is about the reply: its format, or that it is
+    one object. A line that ends with a colon runs on into the next (an example, a fence)."""
+    text = re.sub(r"[:：]\s*\n", ": ", prompt)
+    return any("json" in sentence.lower() and REPLY_WORDS.search(sentence)
+               for sentence in re.split(r"[.!?。！？\n]+", text))
 
 
 # ---------------------------------------------------------------- TODO 1.2 parse_decision
@@ -444,6 +460,7 @@ def assistant_twice_in_correction(learner) -> bool:
 def test_correction_round(learner, world):
     v = numbers(world, "malformed")
     run = run_agent(learner, world, "malformed")
+    expect_correction_order(learner, run)
     expect_answer(run, str(v["a"] * v["d"] + v["b"]), explain)
     broken = [e for e in run.exchanges if e.layout == "broken"]
     expect(len(broken) == 1, "broken_not_sent_back", reply=broken[0].reply if broken else "", calls=len(broken))
@@ -459,6 +476,60 @@ def test_correction_round(learner, world):
             said = {error, repr(error)[1:-1], json.dumps(error, ensure_ascii=False)[1:-1]}  # as written, or escaped
             expect(not error or not told or any(form in text for form in said for text in told),
                    "correction_error_fixed", error=error, got=told[-1] if told else "")
+    # a broken reply after a tool round: the correction adds to the conversation, it does not start it over
+    v = numbers(world, "relapse")
+    run = run_agent(learner, world, "relapse")
+    expect_correction_order(learner, run)
+    expect_rounds_kept(run)
+    expect_answer(run, str(v["d"] * v["a"] + v["c"]), explain)
+
+
+def tool_rounds(messages) -> list[tuple[str, str]]:
+    """The rounds a request holds: each tool message, with the message right before it (the reply)."""
+    messages = [m for m in messages or [] if isinstance(m, dict)]
+    return [(content_text(before), content_text(m)) for before, m in zip(messages, messages[1:])
+            if m.get("role") == "tool"]
+
+
+def expect_rounds_kept(run):
+    """The request after a broken reply still holds every round of the request before it: a loop that
+    rebuilds its messages for the correction (messages = messages[:2] + correction) throws away the
+    tool calls already made, and the model starts the task over."""
+    for number, (before, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        if before.layout != "broken":
+            continue
+        kept = tool_rounds(after.messages)
+        lost = [r for r in tool_rounds(before.messages) if r not in kept]
+        expect(not lost, "correction_dropped_rounds", request=number, broken=number - 1,
+               reply=lost and lost[0][0], result=lost and repr(lost[0][1]), got=shown(after.messages))
+
+
+def expect_correction_order(learner, run):
+    """After a broken reply, the loop's next request does not hold it as an assistant message but
+    quotes it in a user message that comes right after an assistant message: the loop called
+    correction_messages(str(error), reply), its arguments swapped, while correction_messages itself,
+    called as correction_messages(reply, error), puts the reply first (else TODO 1.3 says so)."""
+    for before, after in zip(run.exchanges, run.exchanges[1:]):
+        if before.layout != "broken":
+            continue
+        squashed = "".join(before.reply.split())
+        sent = [m for m in after.messages or [] if isinstance(m, dict)]
+        if any(m.get("role") == "assistant" and squashed in "".join(content_text(m).split()) for m in sent):
+            continue
+        swapped = [(a, b) for a, b in zip(sent, sent[1:]) if a.get("role") == "assistant" and b.get("role") == "user"
+                   and squashed in "".join(content_text(b).split())]
+        if swapped and puts_reply_first(learner, before.reply):
+            expect(False, "correction_args_swapped", reply=before.reply, got=shown(list(swapped[0])))
+
+
+def puts_reply_first(learner, reply) -> bool:
+    """Whether your correction_messages(reply, error) starts with the reply as an assistant message."""
+    try:
+        messages = learner.call("correction_messages", reply, "no complete JSON object")
+    except Fail:
+        return False
+    first = messages[0] if isinstance(messages, list) and messages else None
+    return isinstance(first, dict) and first.get("role") == "assistant" and content_text(first).strip() == reply.strip()
 
 
 def parse_error(learner, reply) -> str:
@@ -488,10 +559,28 @@ def test_tool_error_recovers(learner, world):
     expect_answer(run, str(v["b"] * v["d"] + v["c"]), explain)
 
 
-@check("1.5", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
-       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
+@check("1.5", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback; an answer with the last call allowed is returned",
+       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息；随允许的最后一次调用回来的答案照样返回")
 def test_stops_at_max_steps(learner, world):
     expect_step_limit(run_agent(learner, world, "endless", 4), 4, explain)
+    expect_answer_at_limit(learner, world)
+
+
+def expect_answer_at_limit(learner, world):
+    """The arithmetic task with max_steps = the calls it takes: the answer comes with the last call
+    allowed. The limit stops the loop from calling the model again; it never throws away a reply that
+    came (a loop that tests its counter before it reads the reply returns its fallback instead)."""
+    v = numbers(world, "arithmetic")
+    expected = str(v["a"] * v["b"] + v["c"])
+    full = run_agent(learner, world, "arithmetic")
+    if not (isinstance(full.answer, str) and expected in full.answer):
+        return  # no answer even with steps to spare: the arithmetic task's check says why
+    needed = len(full.exchanges)
+    run = run_agent(learner, world, "arithmetic", needed)
+    last = run.exchanges[-1] if run.exchanges else None
+    if len(run.exchanges) == needed and last.layout != "broken" and last.decision.get("type") == "final":
+        expect(isinstance(run.answer, str) and expected in run.answer, "answer_at_limit_dropped", max_steps=needed,
+               answer=quoted(last.decision.get("content")), got=quoted(run.answer))
 
 
 @check("1.5", points=1, en="returns the final decision's content, not the reply text",
@@ -531,3 +620,7 @@ def test_correction_costs_a_step(learner, world):
     calls, broken = len(run.exchanges), sum(e.layout == "broken" for e in run.exchanges)
     expect(calls <= 4 or calls - broken > 4, "correction_free", max_steps=4, calls=calls, broken=broken)
     expect_step_limit(run, 4, explain)
+    # the calls are correction rounds only if each broken reply went back with what was wrong
+    if any(e.layout == after.layout == "broken" for e, after in zip(run.exchanges, run.exchanges[1:])):
+        expect_correction_order(learner, run)
+        explain_broken(run, next(e.reply for e in run.exchanges if e.layout == "broken"))
