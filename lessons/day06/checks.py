@@ -119,6 +119,7 @@ def test_runs_the_tool(learner, world):
     result, calls = run_execute_tool(learner, world, "Calculator", expression)
     expect(calls, "tool_not_called", got=shown(result))
     expect_tool_result(result, True, calculate(expression), "Calculator", expression)
+    expect(len(calls) == 1, "tool_ran_twice", action="Calculator", given=expression, times=len(calls))
     expect_only_read(learner.changed_args, "execute_tool", ["tools"])
     # a tool that takes no input: an empty action_input is run all the same
     tool = next(iter(NO_INPUT_TOOL))
@@ -149,6 +150,23 @@ def runs_empty_input(learner, world) -> bool:
 def test_unknown_tool(learner, world):
     result, _ = run_execute_tool(learner, world, "Translator", "你好")
     expect_tool_result(result, False, "Translator", "Translator", "你好")
+    # names that are part of a tool's name, or hold one, are no tool's name either: only the tool
+    # whose name equals the action runs (a lookup by `in`, startswith or a substring runs another)
+    v = world.scenarios["calculator"].values
+    expression = f"{v['a']} + {v['b']}"
+    for action in near_names(["Weather", "Calculator"]):
+        result, calls = run_execute_tool(learner, world, action, expression)
+        expect(not calls, "unknown_tool_ran_another", action=action, given=expression, ran=calls[0].name if calls else "",
+               got=shown(result))
+        expect(result.success is False, "tool_result_wrong", action=action, given=expression, got=shown(result),
+               success=False, expected=action)
+
+
+def near_names(names: list[str]) -> list[str]:
+    """Actions that name none of the tools `names` but come close: the start of a name, the middle of
+    one, a name with more after it, and the empty action."""
+    first, second = names[0], names[-1]
+    return [second[:4], first[1:-1], f"{first}Report", ""]
 
 
 @check("1.3", points=1, en="a tool that raises is a failed result with the error",
@@ -161,10 +179,11 @@ def test_tool_that_raises(learner, world):
 
 # ---------------------------------------------------------------- TODO 2.1 build_react_prompt
 
-def build_prompt(learner, world, question, steps, tools=("Calculator", "Weather"), watch=False):
+def build_prompt(learner, world, question, steps, tools=("Calculator", "Weather"), watch=False, extra=None):
     """build_react_prompt's prompt (`watch`: `learner.changed_args` says whether it changed its
-    arguments)."""
-    prompt = learner.call("build_react_prompt", question, tools_arg(world, list(tools)), steps_arg(steps), watch=watch)
+    arguments; `extra`: descriptions of tools besides the lesson's)."""
+    prompt = learner.call("build_react_prompt", question, tools_arg(world, list(tools), extra), steps_arg(steps),
+                          watch=watch)
     return returned_str("build_react_prompt", prompt)
 
 
@@ -257,6 +276,29 @@ def test_prompt_has_history_in_order(learner, world):
             for city in sorted(world.weather) if city != hot][:3]
     for steps in (history_steps(world) + more, (history_steps(world) + more)[::-1]):
         expect_steps_in_order(build_prompt(learner, world, question, steps), first, steps)
+    expect_empty_input_step(learner, world)
+
+
+def expect_empty_input_step(learner, world) -> None:
+    """A step whose input is empty (a tool that takes no input) is written like any other: its
+    'Action Input:' line is there, with nothing after it, right under its Action. Left out, the
+    model never reads the step as done and asks for the tool again and again."""
+    tool = next(iter(NO_INPUT_TOOL))
+    step = {"thought": "The Today tool tells the date; it takes no input.", "action": tool, "action_input": "",
+            "observation": world.today}
+    question, tools = world.scenarios["no_input"].question, ("Calculator", "Weather", tool)
+    first = build_prompt(learner, world, question, [], tools, extra=NO_INPUT_TOOL)
+    prompt = build_prompt(learner, world, question, [step], tools, extra=NO_INPUT_TOOL)
+    if new_reads(prompt, first, step):
+        return
+    lines = [line.strip() for line in prompt.splitlines()]
+    for i, line in enumerate(lines):
+        action = ACTION.match(line)
+        if action and action.group(1).strip().strip("`'\"*").lower() == tool.lower():
+            following = next((x for x in lines[i + 1:] if x), "")
+            if not re.match(r"^[\s>*#\-+•\d.)]*Action[ _]?Input", following, re.IGNORECASE):
+                raise Fail("prompt_step_empty_input", tool=tool, line=line, following=following)
+    raise unreadable_step(prompt, 1, step)
 
 
 def expect_steps_in_order(prompt: str, first: str, steps: list[dict]) -> None:
@@ -649,8 +691,8 @@ def test_reports_failing_tool(learner, world):
     expect_answer(learner, run, f"unknown city: {city}", key="error_not_observed")
 
 
-@check("4.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
-       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息")
+@check("4.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback; an answer on the last call allowed is kept",
+       zh="模型永不结束：恰好调用 max_steps 次，然后返回兜底信息；在允许的最后一次调用里给出的答案照样返回")
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     if len(run.exchanges) < 4:  # the run stopped early: say why, if the transcript shows it
@@ -658,6 +700,23 @@ def test_stops_at_max_steps(learner, world):
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     expect_asked_tools_ran(run)
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
+    expect_answer_at_limit(learner, world, "fahrenheit")
+
+
+def expect_answer_at_limit(learner, world, scenario: str) -> None:
+    """The task again, with max_steps = the model calls it takes: its Final Answer comes with the
+    last call allowed. max_steps stops the loop from asking again; it never throws away a reply that
+    came. Judged when the run without a limit ends on a Final Answer: the limited run must return
+    what that one returned."""
+    free = run_agent(learner, world, scenario)
+    needed = len(free.exchanges)
+    if not needed or read_final(free.exchanges[-1].reply) is None:
+        return  # it never got to the answer: the task's own check says why
+    run = run_agent(learner, world, scenario, needed)
+    final = read_final(run.exchanges[-1].reply) if len(run.exchanges) == needed else None
+    if final is not None:
+        expect(run.answer == free.answer, "answer_at_limit_dropped", max_steps=needed, answer=final,
+               got=shown(run.answer))
 
 
 @check("4.1", points=1, en="returns the parsed Final Answer, not the raw reply",
@@ -712,9 +771,11 @@ def test_really_uses_model_and_tools(learner, world):
     expect_stopped_at_final(learner, run)
     expect_steps_oldest_first(learner, world, run)
     expect_requests_run(run)
+    expect_each_request_ran_once(learner, world, run)
     # a number of the model's choosing, in its reply alone: the loop must read what the model asks
     picked = run_agent(learner, world, "pick")
     expect_requests_run(picked)
+    expect_each_request_ran_once(learner, world, picked)
     v = world.scenarios["pick"].values
     expect_answer(learner, picked, str(v["pick"] * v["pick"]))
     # a tool that takes no input: its request has an empty Action Input, and runs all the same
@@ -723,6 +784,24 @@ def test_really_uses_model_and_tools(learner, world):
         blank = learner.run_agent("react_agent", "no_input", tools)
         expect_empty_input_run(blank)
         expect_answer(learner, blank, world.today)
+
+
+def expect_each_request_ran_once(learner, world, run) -> None:
+    """Between two model calls, the tools ran at most once: a reply asks for one tool, and a loop
+    that runs execute_tool twice for it (once to print or test the result, once for the step) runs
+    every tool twice. Unless the file's execute_tool alone already runs a tool twice for one call:
+    TODO 1.3's first check says so."""
+    for number in range(1, len(run.exchanges) + 1):
+        ran = [c for c in run.tool_calls if c.round == number]
+        if len(ran) < 2:
+            continue
+        try:
+            alone = len(run_execute_tool(learner, world, "Calculator", "1 + 1")[1])
+        except Fail:
+            alone = 0
+        if alone > 1:
+            return
+        raise Fail("loop_tool_ran_twice", tool=ran[0].name, input=str(ran[0].input), round=number, times=len(ran))
 
 
 def expect_empty_input_run(run) -> None:
