@@ -34,11 +34,12 @@ def run_execute_tool(learner, world, action, given):
     return got, toolbox.calls
 
 
-@check("1.1", points=1, en="runs the tool and returns its output", zh="执行工具并返回它的输出")
+@check("1.1", points=1, en="runs the tool once and returns its output", zh="执行工具一次并返回它的输出")
 def test_runs_the_tool(learner, world):
     city = world.scenarios["weather"].values["city"]
     got, calls = run_execute_tool(learner, world, "get_weather", city)
     expect(calls, "tool_not_called", got=got)
+    expect(len(calls) == 1, "execute_ran_twice", action="get_weather", given=city, times=len(calls))
     expect(world.weather[city] in got, "tool_result_wrong", action="get_weather", given=city, got=got,
            expected=world.weather[city])
 
@@ -478,10 +479,32 @@ def test_messages_as_described(learner, world):
     expect_answer(learner, run, world.weather[run.scenario.values["city"]])
 
 
-@check("3.1", points=1, en="the weather task: the answer holds the real report", zh="天气题：答案里是真实的天气")
+@check("3.1", points=1, en="the weather task: the tool runs once, and the answer holds the real report",
+       zh="天气题：工具只执行一次，答案里是真实的天气")
 def test_weather(learner, world):
     run = run_agent(learner, world, "weather")
     expect_answer(learner, run, world.weather[run.scenario.values["city"]])
+    expect_each_request_ran_once(learner, world, run)
+
+
+def expect_each_request_ran_once(learner, world, run):
+    """Between two requests, a tool that worked ran no more than once: the reply before asked for one
+    call. A loop that runs execute_tool twice for it (once to look at the result, to log a failure,
+    once for the Observation) runs every tool twice. Unless the file's execute_tool alone already
+    runs a tool twice: TODO 1.1's first check says so."""
+    for number in range(1, len(run.exchanges) + 1):
+        ran = [c for c in run.tool_calls if c.round == number and not c.failed]
+        if len(ran) <= 1:
+            continue
+        city = world.scenarios["weather"].values["city"]
+        try:
+            alone = len(run_execute_tool(learner, world, "get_weather", city)[1])
+        except Fail:
+            alone = 0
+        if alone > 1:
+            return
+        raise Fail("loop_tool_ran_twice", call=f"{ran[0].name}({str(ran[0].input)!r})", request=number,
+                   times=len(ran))
 
 
 @check("3.1", points=1, en="two tools in a row: get_weather, then calculate (°C → °F); a number the model picks",
@@ -518,12 +541,46 @@ def test_time(learner, world):
            others=listed(others))
 
 
-@check("3.1", points=1, en="a first reply out of format: the agent tells the model the format in a user message, and recovers",
-       zh="第一条回复不合格式：Agent 用 user 消息重申格式，然后恢复正常")
+@check("3.1", points=1, en="a reply out of format, first or after a tool ran: the format again in a user message, "
+       "the earlier rounds kept, and the agent recovers",
+       zh="回复不合格式（第一条，或者在工具执行之后）：用 user 消息重申格式，之前的各轮都保留，然后恢复正常")
 def test_recovers_from_off_format(learner, world):
     run = run_agent(learner, world, "off_format")
     expect_reminder_from_user(run)
     expect_answer(learner, run, world.weather[run.scenario.values["city"]])
+    # out of format after a round with a tool: the reminder goes on the conversation, which keeps that round
+    late = run_agent(learner, world, "late_slip")
+    expect_rounds_kept(late)
+    expect_reminder_from_user(late)
+    expect_fahrenheit(learner, late, world)
+
+
+FORMAT_WORDS = re.compile(r"\bAction\b|Final[ _]?Answer|\bformat|格式", re.IGNORECASE)  # as the mock reads a correction
+
+
+def expect_rounds_kept(run):
+    """What one request held of the rounds before it (the model's requests, the tools' results), the
+    next one holds too: a loop that rebuilds its messages (after a reply out of format, say) from the
+    system prompt and the question drops the rounds before, and the model starts the task over."""
+    rounds = []  # (request number, the call, its Action pattern, its results)
+    for number, exchange in enumerate(run.exchanges, start=1):
+        text_ = prompt(exchange)
+        for done, call, action, outputs in rounds:
+            if action.search(text_) and all(o in text_ for o in outputs):
+                continue
+            before = prompt(run.exchanges[number - 2])
+            if not (action.search(before) and all(o in before for o in outputs)):
+                continue  # never sent whole: other checks say what went wrong
+            slips = [reply(e).strip() for e in run.exchanges[done:number - 1] if is_prose(reply(e))]
+            if slips:
+                raise Fail("round_lost_after_slip", request=number, previous=number - 1, round=done, call=call,
+                           slip=slips[-1])
+            raise Fail("round_lost", request=number, previous=number - 1, round=done, call=call)
+        asked = read_request(reply(exchange))
+        if asked:
+            outputs = [str(c.output).strip() for c in run.tool_calls if c.round == number and str(c.output).strip()]
+            action = re.compile(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", re.IGNORECASE)
+            rounds.append((number, f"{asked[0]}({asked[1]!r})", action, outputs))
 
 
 def expect_reminder_from_user(run):
@@ -537,6 +594,10 @@ def expect_reminder_from_user(run):
         slip = reply(exchange).strip()
         expect(prompt(run.exchanges[number - 1]).count(slip) > prompt(exchange).count(slip), "slip_not_kept",
                request=number, reply=slip)
+        # every slip gets its reminder, the second and third too: after the reply, words that name the format
+        after = prompt(run.exchanges[number - 1]).rpartition(slip)[2]
+        expect(FORMAT_WORDS.search(after), "slip_not_reminded", request=number, reply=slip,
+               nth=sum(is_prose(reply(e)) for e in run.exchanges[:number - 1]))
         added = request_messages(run.exchanges[number - 1])[len(request_messages(exchange)):]  # since that reply
         kept = next((i for i, m in enumerate(added) if m.get("role") == "assistant"), None)  # the reply itself
         for message in (m for i, m in enumerate(added) if i != kept):
@@ -620,19 +681,23 @@ def test_survives_rambling(learner, world):
 @check("3.1", points=1, en="replies out of format again and again: each reminder costs a step, max_steps requests in all",
        zh="回复一再不合格式：每次提醒都算一步，总共 max_steps 次请求")
 def test_reminders_cost_steps(learner, world):
+    limit = 5  # the model slips, asks for one call, then slips on and on: two slips in a row, each with a next request
     try:
-        run = run_agent(learner, world, "prose", 4)
+        run = run_agent(learner, world, "prose", limit)
     except Fail as failure:
         if failure.key == "budget":  # every reminder free: the model's prose never ends the loop
-            raise Fail("reminder_free", max_steps=4, calls=failure.params.get("budget")) from None
+            raise Fail("reminder_free", max_steps=limit, calls=failure.params.get("budget")) from None
         raise
     reminders = sum(read_request(reply(e)) is None and read_final(reply(e)) is None for e in run.exchanges)
-    expect(len(run.exchanges) <= 4 or not reminders, "reminder_free", max_steps=4, calls=len(run.exchanges))
-    expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
+    expect(len(run.exchanges) <= limit or not reminders, "reminder_free", max_steps=limit, calls=len(run.exchanges))
+    expect(len(run.exchanges) == limit, "wrong_step_count", max_steps=limit, calls=len(run.exchanges))
+    expect_rounds_kept(run)  # a slip after the calculate round leaves that round in the conversation
+    expect_reminder_from_user(run)  # each slip its reminder, not only the first, nor only after another round
 
 
-@check("3.1", points=1, en="a model that never finishes: exactly max_steps requests, then your own message",
-       zh="模型永不结束：恰好 max_steps 次请求，然后返回你自己的提示")
+@check("3.1", points=1, en="max_steps: a model that never finishes gets exactly max_steps requests, then your own "
+       "message; an answer with the last request allowed is returned",
+       zh="max_steps：模型永不结束时恰好请求 max_steps 次，然后返回你自己的提示；在允许的最后一次请求拿到的答案照样返回")
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
@@ -640,3 +705,23 @@ def test_stops_at_max_steps(learner, world):
     replies = {reply(e).strip() for e in run.exchanges}
     ok = is_own_message(run.answer, run) and run.answer.strip() not in replies
     expect(ok, "no_fallback", got=shown(run.answer))
+    # two tools, then the Final Answer: 3 requests, exactly what max_steps=3 allows
+    limit = 3
+    run = run_agent(learner, world, "fahrenheit", limit)
+    try:
+        expect_fahrenheit(learner, run, world)
+    except Fail as failure:
+        expect_answer_at_limit(run, limit, failure)
+        raise
+
+
+def expect_answer_at_limit(run, limit: int, failure: Fail) -> None:
+    """An answer missing from a run whose last request allowed (the `limit`-th) got the model's Final
+    Answer: the loop tested its limit between that request and its reply, and threw the answer away
+    for its own message."""
+    if failure.key not in ("answer_missing", "not_the_models_answer") or len(run.exchanges) != limit:
+        return
+    final = read_final(reply(run.exchanges[-1]))
+    if final is None:
+        return
+    raise Fail("answer_at_limit_dropped", max_steps=limit, answer=final.strip(), got=shown(run.answer)) from None
