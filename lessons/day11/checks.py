@@ -10,6 +10,7 @@ its second call while the first is held. No round is timed, so a busy machine ch
 Numbers come from `world`, so with another seed every expected value changes."""
 import ast
 import json
+from collections import Counter
 
 from validator.checking import (Fail, ToolBox, check, expect, expect_accepted, expect_fresh_start,
                                 expect_own_fallback, expect_system_prompt_sent, expect_turns_sent_back, learner_object, parse_json, quoted,
@@ -387,6 +388,55 @@ def execute_tool_wrong(learner, world) -> bool:
             or not (isinstance(error, dict) and "HTTP 504" in str(error.get("error", ""))))
 
 
+def call_key(name: str, arguments) -> tuple[str, str]:
+    """(tool, ticker) of a call, as the grader's tools key it (lessons/day11/tools.py)."""
+    try:
+        ticker = json.loads(arguments).get("ticker") if isinstance(arguments, str) else arguments.get("ticker")
+    except (ValueError, AttributeError):
+        ticker = None
+    return str(name), str(ticker).strip().upper()
+
+
+def shown_keys(keys: Counter) -> str:
+    return ", ".join(f"{name}({ticker})" + (f" ×{n}" if n > 1 else "") for (name, ticker), n in sorted(keys.items()))
+
+
+def held_keys(held) -> Counter:
+    """(tool, ticker) of every call a round saw."""
+    return Counter((tool, ticker) for tool, ticker, _ in held.calls)
+
+
+def expect_own_calls(ran: Counter, wanted: Counter, func: str) -> None:
+    """The tool calls `func` ran (`ran`) are the calls it had to make, each once: not calls of its
+    own choosing (a list typed into the file) that happen to fill a round."""
+    if ran != wanted:
+        raise Fail("calls_not_given", func=func, count=sum(wanted.values()),
+                   extra=shown_keys(ran - wanted) or "-", missing=shown_keys(wanted - ran) or "-")
+
+
+def expect_results_of(world, calls: list[dict], messages: list, held, learner, func: str) -> None:
+    """The round ran exactly the `calls` handed in, and `messages` brings back each one's own result
+    (results under other calls' ids, the order they come in: the other checks of TODO 2.1 say so)."""
+    expect_own_calls(held_keys(held), Counter(call_key(c["function"]["name"], c["function"]["arguments"])
+                                              for c in calls), func)
+    try:
+        expect_answered(world, calls, messages, learner=learner)
+    except Fail as failure:
+        if failure.key == "wrong_pairing":
+            return
+        if failure.key in ("not_a_tool_message", "unknown_ids", "execute_tool_first", "execute_tool_shared_round"):
+            raise
+        # which call a message lacks, or holds, may hang on the order the calls end in, which the
+        # report must not show: here only how many results came back (the other checks say the rest)
+        contents, found = [content_of(m) for m in messages], 0
+        for call in calls:
+            j = next((j for j, content in enumerate(contents) if holds_result(world, call, content, None)), None)
+            if j is not None:
+                contents[j], found = object(), found + 1
+        raise Fail("results_not_returned", func=func, count=len(calls), messages=len(messages),
+                   found=found) from None
+
+
 def holds_result(world, call: dict, content, down: str | None) -> bool:
     """Whether a tool message's content is this call's result (the down service's: its HTTP 504 error)."""
     name, ticker = call["function"]["name"], json.loads(call["function"]["arguments"])["ticker"]
@@ -401,6 +451,7 @@ def test_ten_calls_at_once(learner, world):
     calls = mock_calls(world, "screen")
     messages, held = run_calls(learner, world, calls)
     expect_side_by_side(held, learner, "run_calls")
+    expect_results_of(world, calls, messages, held, learner, "run_calls")  # side by side: the calls it was given
 
 
 @check("2.1", points=1, en="each message carries its own call's id and result, whatever order they end in",
@@ -429,8 +480,13 @@ def test_failure_stays_in_its_call(learner, world):
     expect_answered(world, calls, messages, down=DOWN, learner=learner)
 
 
-@check("2.1", points=1, en="no calls: an empty list", zh="没有调用：返回空列表")
+@check("2.1", points=1, en="three calls give their three results; no calls, an empty list",
+       zh="三个调用得到它们的三个结果；没有调用，返回空列表")
 def test_no_calls(learner, world):
+    # an empty list on its own is what `return []` gives whatever the calls: first a round of real calls
+    calls = mock_calls(world, "snapshot")  # three different tools
+    messages, held = run_calls(learner, world, calls)
+    expect_results_of(world, calls, messages, held, learner, "run_calls")
     messages, _ = run_calls(learner, world, [])
     expect(messages == [], "not_empty", got=shown(messages))
 
@@ -500,9 +556,25 @@ def test_agent_runs_them_at_once(learner, world):
     try:
         agent_round(learner, world, "screen")
     except Fail:  # every call made: judged on how they ran, what came after is the other checks' business
-        if len(world.rounds.current.calls) < world.rounds.current.size:
+        if len(world.rounds.current.calls) < world.rounds.current.size or not learner.runs:
             raise
     expect_side_by_side(world.rounds.current, learner, "run_agent")
+    expect_calls_asked(learner.runs[-1])
+
+
+def expect_calls_asked(run) -> None:
+    """The round's calls are those the model's first response asked for, each once, run after that
+    response came: a loop runs what the model asks, not calls of its own that fill the round."""
+    expect(run.exchanges, "no_request")
+    asked_for = run.asked_for()
+    unasked = [c for c in run.tool_calls if not any(c is ran for ran in asked_for)]
+    if unasked:
+        raise Fail("agent_calls_not_asked", count=len(unasked), call=shown_keys(Counter(
+            call_key(c.name, c.input if isinstance(c.input, dict) else {"ticker": c.input}) for c in unasked)))
+    asked = Counter(call_key(name, arguments if isinstance(arguments, (str, dict)) else {})
+                    for name, arguments in run.exchanges[0].asked())
+    expect_own_calls(Counter(call_key(c.name, c.input if isinstance(c.input, dict) else {"ticker": c.input})
+                             for c in run.tool_calls if c.round == 1), asked, "run_agent")
 
 
 @check("3.1", points=1, en="a failing call doesn't sink the round: its error reaches the model, the rest answer",
@@ -634,15 +706,38 @@ FIELDS = {"role", "content", "tool_call_id", "ticker", "pe", "revenue_growth_pct
           "sentiment", "impact", "error"}
 
 
-def run_screen(learner, world, tickers: list[str]):
+def screen_wanted(tickers: list[str]) -> Counter:
+    """The calls a screen of `tickers` makes: get_fundamentals and get_news for each, once."""
+    return Counter((name, t) for t in tickers for name in ("get_fundamentals", "get_news"))
+
+
+def screen_made(calls) -> Counter:
+    """(tool, ticker) of the tool calls a screen made (its ToolBox's)."""
+    return Counter(call_key(c.name, c.input if isinstance(c.input, dict) else {"ticker": c.input}) for c in calls)
+
+
+def run_screen(learner, world, tickers: list[str], enough: int = AT_ONCE):
+    """Your screen on `tickers`: (its list, the tool calls it made, the round they ran in). The list
+    is None only when screen raised inside your passes on the down service's error result alone, and
+    everything else was checked: it made every ticker's two calls, run_calls gives the right
+    messages, passes works on the other stocks' data, and screen is right on the tickers without
+    the down one. A crash inside a passes that raises on any stock's data leaves nothing to check:
+    it fails, and says to fix passes (TODO 4.1) first."""
     toolbox = ToolBox(world)
-    world.rounds.open(2 * len(tickers), enough=AT_ONCE, func="screen")
+    held = world.rounds.open(2 * len(tickers), enough=enough, func="screen")
     try:
         got = learner.call("screen", registry_arg(TOOLS), list(tickers), tools=toolbox)
     except Fail as failure:
-        expect_pairing_run_calls(learner, world, failure)
+        worked = expect_pairing_run_calls(learner, world, failure)
         if toolbox.calls and screen_crashed_in_passes(learner, world, tickers, failure):
-            return None, toolbox.calls  # screen did its part; passes raised on what it read
+            clean = [t for t in tickers if t != DOWN]
+            if not isinstance(own_screen(learner, world, clean), list) or clean == list(tickers):
+                raise Fail("screen_passes_raises", type=failure.params.get("type", ""),
+                           message=failure.params.get("message", "")) from None
+            if worked and screen_made(toolbox.calls) == screen_wanted(tickers):
+                got, calls, _ = run_screen(learner, world, clean)  # screen itself, where passes does not raise
+                expect_screen(learner, world, clean, got, calls)
+                return None, toolbox.calls, held  # screen did its part; passes raised on the error result
         made = sorted({(c.name, str(c.input.get("ticker")) if isinstance(c.input, dict) else "") for c in toolbox.calls})
         wanted = sorted((name, t) for t in tickers for name in ("get_fundamentals", "get_news"))
         if (failure.key == "crashed" and failure.params.get("type") == "TypeError" and toolbox.calls
@@ -662,19 +757,22 @@ def run_screen(learner, world, tickers: list[str]):
                        count=len(toolbox.calls)) from None
         raise sunk(failure, "screen") from None
     expect(isinstance(got, list), "not_a_list", func="screen", got=shown(got))
-    return got, toolbox.calls
+    return got, toolbox.calls, held
 
 
-def expect_pairing_run_calls(learner, world, crash: Fail | None = None):
+def expect_pairing_run_calls(learner, world, crash: Fail | None = None) -> bool:
     """A screen that went wrong (`crash`: how it raised), checked for the cause in run_calls (TODO 2.1):
     results under other calls' ids give screen data that changes with the order the calls end, so its
     wrong list (or crash) would change from run to run; the report names run_calls instead, the same
-    every run. A screen that crashed on messages that are wrong in another way is told so too."""
+    every run. A screen that crashed on messages that are wrong in another way is told so too.
+    Whether run_calls gave the screen's calls their right messages here: when it raises now, or
+    gives wrong ones, nothing said about screen can lean on it (a function that works for screen
+    and not for the grader's look afterwards gains nothing from the look)."""
     calls = mock_calls(world, "screen")
     try:
         messages, _ = run_calls(learner, world, calls)
     except Fail:
-        return  # run_calls fails by itself: its own checks say how
+        return False  # run_calls fails by itself: its own checks say how
     try:
         expect_answered(world, calls, messages, learner=learner)
     except Fail as failure:
@@ -685,6 +783,8 @@ def expect_pairing_run_calls(learner, world, crash: Fail | None = None):
         if crash is not None and crash.key == "crashed":
             raise Fail("screen_gets_bad_messages", type=crash.params.get("type", ""),
                        message=crash.params.get("message", "")) from None
+        return False
+    return True
 
 
 def own_screen(learner, world, tickers: list[str]) -> list[str] | Fail | None:
@@ -707,28 +807,73 @@ def own_screen(learner, world, tickers: list[str]) -> list[str] | Fail | None:
     return kept
 
 
-def screen_follows_passes(learner, world, tickers: list[str], got) -> bool:
+def passes_reads_the_data(learner) -> bool:
+    """Whether the learner's passes tells stocks apart by their data: of one stock, the same but
+    for one field, it keeps the clearly good row and fails one clearly bad row (a P/E of 80, growth
+    of -5%, or a lawsuit in the news). A passes that answers the same whatever it is given (True,
+    or a test of the ticker) can't show that a screen which follows it read each result."""
+    calm = {"ticker": "PROBE", "latest": "Quarter in line", "items": [
+        {"headline": "Quarter in line", "sentiment": "neutral", "impact": "minor"}]}
+    sued = {"ticker": "PROBE", "latest": "A regulator sues over fees", "items": [
+        {"headline": "A regulator sues over fees", "sentiment": "negative", "impact": "major"}]}
+    good = {"ticker": "PROBE", "pe": 20.0, "revenue_growth_pct": 25.0}
+    bad_rows = [({**good, "pe": 80.0}, calm), ({**good, "revenue_growth_pct": -5.0}, calm), (good, sued)]
+    try:
+        if learner.call("passes", good, calm) is not True:
+            return False
+        return any(learner.call("passes", fundamentals, news) is False for fundamentals, news in bad_rows)
+    except Fail:
+        return False
+
+
+def screen_follows_passes(learner, world, tickers: list[str], got, calls, worked: bool) -> bool:
     """Whether a screen that returned `got`, not the right list, did what it should with a passes
     that is wrong (the list the learner's own passes gives): passes' checks (TODO 4.1) say what is
-    wrong, and screen loses nothing for it."""
+    wrong, and screen loses nothing for it. Only when that shows screen did its part: it made every
+    ticker's two calls, run_calls gives their right messages (`worked`), passes tells stocks apart
+    by their data, and keeps some of these stocks but not all, so that the list is one only results
+    read back right give. A list that matches a passes that can't show that fails, and says so."""
     own = own_screen(learner, world, tickers)
-    return isinstance(own, list) and own != expected_screen(world, tickers) and got == own
+    if not (isinstance(own, list) and own != expected_screen(world, tickers) and got == own):
+        return False
+    if not worked or screen_made(calls) != screen_wanted(tickers):
+        return False
+    followed = passes_reads_the_data(learner) or None
+    if followed and own in ([], list(tickers)):  # all or nothing here: tried where passes keeps some
+        followed = follows_elsewhere(learner, world, tickers)
+    if followed is None:
+        raise Fail("screen_follows_unverified", tickers=tickers, got=shown(got),
+                   expected=expected_screen(world, tickers))
+    return followed
+
+
+def follows_elsewhere(learner, world, tickers: list[str]) -> bool | None:
+    """Whether screen returns what the learner's passes keeps on other tickers, where that passes
+    keeps some stocks but not all (its own list there is one only results read back right give);
+    None when there are none such."""
+    for probe in (SCREEN, SCREEN + [DOWN]):
+        own = own_screen(learner, world, probe)
+        if probe == list(tickers) or not isinstance(own, list) or own in ([], probe):
+            continue
+        got, calls, _ = run_screen(learner, world, probe)
+        return got == own and screen_made(calls) == screen_wanted(probe)
+    return None
 
 
 def screen_crashed_in_passes(learner, world, tickers: list[str], crash: Fail) -> bool:
     """Whether screen raised what the learner's own passes raises on the data screen reads: the
-    crash is passes' (TODO 4.1 says how), not screen's."""
+    crash is passes' (TODO 4.1 says how), not screen's; run_screen decides what that leaves to check."""
     own = own_screen(learner, world, tickers)
     return (isinstance(own, Fail) and own.key == crash.key == "crashed"
             and own.params.get("type") == crash.params.get("type")
             and own.params.get("message") == crash.params.get("message"))
 
 
-def expect_screen(learner, world, tickers: list[str], got):
+def expect_screen(learner, world, tickers: list[str], got, calls):
     expected = expected_screen(world, tickers)
     if got != expected:
-        expect_pairing_run_calls(learner, world)
-        if screen_follows_passes(learner, world, tickers, got):
+        worked = expect_pairing_run_calls(learner, world)
+        if screen_follows_passes(learner, world, tickers, got, calls, worked):
             return
     reordered = isinstance(got, list) and got != expected and sorted(map(str, got)) == sorted(expected)
     expect(not reordered, "screen_order", tickers=tickers, got=shown(got), expected=expected)
@@ -742,31 +887,31 @@ def screen_table(world, tickers: list[str]) -> str:
 
 @check("4.2", points=1, en="the stocks that pass, for the seed's data", zh="本种子的数据下通过筛选的股票")
 def test_screen_result(learner, world):
-    got, calls = run_screen(learner, world, SCREEN)
+    got, calls, _ = run_screen(learner, world, SCREEN)
     expect(calls, "screen_no_tools", tickers=SCREEN)
     if got is None:
-        return  # it raised inside passes: TODO 4.1's checks say why
-    expect_screen(learner, world, SCREEN, got)
+        return  # it raised inside passes on an error result alone, and run_screen checked the rest
+    expect_screen(learner, world, SCREEN, got, calls)
     # and given the other way round: a set's order depends on the tickers, not on the order they came in
     # (the child's PYTHONHASHSEED is 0), so it may match one order, never an order and its reverse
     backwards = SCREEN[::-1]
-    got = run_screen(learner, world, backwards)[0]
+    got, calls, _ = run_screen(learner, world, backwards)
     if got is not None:
-        expect_screen(learner, world, backwards, got)
+        expect_screen(learner, world, backwards, got, calls)
 
 
 @check("4.2", points=1, en="a stock whose news could not be fetched is left out; the others are still screened",
        zh="拿不到新闻的股票被排除；其余股票照常筛选")
 def test_screen_outage(learner, world):
-    got, _ = run_screen(learner, world, OUTAGE)
+    got, calls, _ = run_screen(learner, world, OUTAGE)
     if got is None:
-        return  # it raised inside passes: TODO 4.1's checks say why
+        return  # it raised inside passes on the error result alone, and run_screen checked the rest
     if isinstance(got, list) and DOWN in got:
-        expect_pairing_run_calls(learner, world)
-        if screen_follows_passes(learner, world, OUTAGE, got):
+        worked = expect_pairing_run_calls(learner, world)
+        if screen_follows_passes(learner, world, OUTAGE, got, calls, worked):
             return
     expect(not (isinstance(got, list) and DOWN in got), "screen_kept_outage", ticker=DOWN, got=shown(got))
-    expect_screen(learner, world, OUTAGE, got)
+    expect_screen(learner, world, OUTAGE, got, calls)
 
 
 @check("4.2", points=1, en="its ten calls run side by side", zh="它的十个调用并排同时运行")
@@ -774,16 +919,8 @@ def test_screen_runs_them_at_once(learner, world):
     # How many of ten calls your run_calls runs at once: screen hands it all ten in one call (README,
     # TODO 4.2), so its round holds as many. A screen that splits them (five, wait, five) holds fewer.
     width, ran = run_calls_width(learner, world)
-    held = world.rounds.open(2 * len(SCREEN), enough=max(AT_ONCE, width), func="screen")
-    toolbox = ToolBox(world)
-    try:
-        learner.call("screen", registry_arg(TOOLS), list(SCREEN), tools=toolbox)
-    except Fail as failure:  # a crash once its calls were made (on data that depends on timing) is other checks'
-        if failure.key != "crashed" or not toolbox.calls:
-            if failure.key == "crashed":  # on messages that were wrong already: run_calls' (TODO 2.1)
-                expect_pairing_run_calls(learner, world, failure)
-            raise sunk(failure, "screen") from None
-    expect(toolbox.calls, "screen_no_tools", tickers=SCREEN)
+    got, calls, held = run_screen(learner, world, SCREEN, enough=max(AT_ONCE, width))  # a crash: as run_screen says
+    expect(calls, "screen_no_tools", tickers=SCREEN)
     count = len(held.calls)
     if count < held.size and 0 <= ran < 2 * len(SCREEN):  # calls lost in run_calls already: TODO 2.1's
         raise Fail("screen_run_calls_not_run", ran=ran, count=count, size=held.size)
@@ -794,6 +931,10 @@ def test_screen_runs_them_at_once(learner, world):
             raise Fail("screen_calls_split", count=count, peak=held.peak, width=width) from None
         raise
     expect(held.peak >= min(width, count), "screen_calls_split", count=count, peak=held.peak, width=width)
+    # side by side, and the screen's own calls, whose results it read: not calls that fill the round
+    expect_own_calls(screen_made(calls), screen_wanted(SCREEN), "screen")
+    if got is not None:
+        expect_screen(learner, world, SCREEN, got, calls)
 
 
 def run_calls_width(learner, world) -> tuple[int, int]:
