@@ -72,15 +72,20 @@ def test_prompt_shows_the_format(learner, world):
 
 # Words of a sentence about how to reply ("Answer with exactly one JSON object", "Respond only in JSON",
 # "每次只回复一个 JSON 对象"), as against one that only says what `args` is ("args is a JSON object").
-REPLY_WORDS = re.compile(r"\b(?:repl|respon|answer|output|writ|return|format|send|messag|decision|use\b|one\b|single|"
-                         r"exactly|only|nothing)|回复|回答|答复|作答|输出|格式|只|一个|每次|决策|使用|用", re.IGNORECASE)
+REPLY_WORDS = re.compile(r"\b(?:repl|respon|answer|output|writ|return|format|send|messag|decision|emit|produc|turn|"
+                         r"use\b|one\b|single|exactly|only|nothing|must|always)|回复|回答|答复|作答|输出|格式|只|一个|"
+                         r"每次|每条|消息|决策|使用|用|必须", re.IGNORECASE)
+ARGS_WORDS = re.compile(r"\bargs\b|argument|parameter|参数", re.IGNORECASE)
 
 
 def states_reply_rule(prompt: str) -> bool:
-    """Whether a sentence of the prompt that says JSON is about the reply: its format, or that it is
-    one object. A line that ends with a colon runs on into the next (an example, a fence)."""
+    """Whether a sentence of the prompt that says JSON is about the reply (its format, or that it is
+    one object), or at least not only about `args`: lenient, as a check of wording must be. A line
+    that ends with a colon runs on into the next (an example, a fence), and so does one wrapped in
+    the middle of a sentence (a word, then a line starting in lower case)."""
     text = re.sub(r"[:：]\s*\n", ": ", prompt)
-    return any("json" in sentence.lower() and REPLY_WORDS.search(sentence)
+    text = re.sub(r"(?<=[\w,])[ \t]*\n[ \t]*(?=[a-z])", " ", text)
+    return any("json" in sentence.lower() and (REPLY_WORDS.search(sentence) or not ARGS_WORDS.search(sentence))
                for sentence in re.split(r"[.!?。！？\n]+", text))
 
 

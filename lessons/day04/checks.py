@@ -323,6 +323,8 @@ def test_fields_prose_before_labels(learner, world):
 #   like 对应的 that says which line ("没有对应的 Action");
 # - not when the label only says whose or where ("missing the Action's input", "没有在 Action 下面写…",
 #   "缺少 Action 对应的输入");
+# - not when the label is who or what something is for ("没有给 Action 提供输入", "没有为 Action Input 指明
+#   工具", "缺少 Action 所需的输入", "没有指明 Action Input 用哪个工具", "No Action without an Action Input");
 # - 别忘了 / 不要忘记 is a reminder, 无需 / 无论 are no negation.
 NEGATION = (r"(?:\b(?:no|not|without|missing|lacks?|lacking|neither|nor|never|absent)\b|n['’]t\b|没有|缺少|缺了|缺|少了|"
             r"无(?!法|需|须|论|关|误|效|妨|非|疑|所|意|从)|未|(?<!别)(?<!不要)(?<!不用)(?<!勿)(?<!莫)(?<!不能)(?<!不可)忘(?:了|记))")
@@ -331,10 +333,13 @@ FILLER = (r"(?:[\s'\"`“”‘’*<(\[]|\b(?:a|an|the|any|its|your|one|single|s
 CLAIM = re.compile(r"(?P<negation>" + NEGATION + r")(?P<between>(?P<colon>[\s*]*[:：])?" + FILLER
                    + r"(?:(?P<run>[\u4e00-\u9fff]{1,6})" + FILLER + r")?)"
                    r"(?P<label>action[\s_]*input|action(?![\s_]*input)|final[\s_]*answer|thought|observation)(?![A-Za-z])"
-                   r"(?!\s*(?:行|line|field)?\s*(?:['’]s\b|的|对应|相应|后|下|之后|以后|前|之前|以前|上|里|中|内))",
+                   r"(?!\s*(?:行|line|field)?\s*(?:['’]s\b|的|对应|相应|后|下|之后|以后|前|之前|以前|上|里|中|内|"
+                   r"所|需|要|该|应|用|使用|调用|交给|提供|配|without\b))",
                    re.IGNORECASE)
 # a 的 phrase that says which line is missing, not what the line has: "没有对应的 Action Input"
 WHICH = ("对应", "相应", "匹配", "配套", "单独", "独立", "有效", "正确", "合法", "任何", "需要", "必要", "必需", "必须")
+# a word that makes the label the one something is for, not the thing missing: 给 / 为 / 对 / 向 / 与 …
+TO_OR_FOR = ("给", "为", "對", "对", "向", "替", "跟", "与", "和", "同")
 # A "not" that points at the wrong place instead of saying a line is missing: "on its own 'Action Input:' line,
 # not the 'Action:' line", "write 'Action Input: x', not 'Action: tool(x)'", "never the Action line". That is a
 # "not" (or "never") with nothing but quotes and a "the" / "your" / "its" before the label, and no "but" before it
@@ -358,6 +363,8 @@ def governs(message: str, match) -> bool:
             return False
     run = match.group("run") or ""
     if "的" in run and not run.rpartition("的")[0].endswith(WHICH):  # "没有输入的 Action": the Action lacks the input
+        return False
+    if run.startswith(TO_OR_FOR):  # "没有给 Action 提供输入", "没有为这个 Action Input 指明工具": the label is who it is for
         return False
     return not contrasted(message, match)
 
