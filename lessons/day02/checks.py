@@ -76,17 +76,23 @@ REPLY_WORDS = re.compile(r"\b(?:repl|respon|answer|output|writ|return|format|sen
                          r"use\b|one\b|single|exactly|only|nothing|must|always)|回复|回答|答复|作答|输出|格式|只|一个|"
                          r"每次|每条|消息|决策|使用|用|必须", re.IGNORECASE)
 ARGS_WORDS = re.compile(r"\bargs\b|argument|parameter|参数", re.IGNORECASE)
+# The rule said of the reply without the word JSON ("Reply with exactly one of these two objects"), the
+# prompt saying JSON elsewhere: a verb of replying and a word of one.
+REPLY_VERB = re.compile(r"\b(?:repl|respon|answer|output|writ|return|send|emit)|回复|回答|答复|作答|输出|写", re.IGNORECASE)
+ONLY_ONE = re.compile(r"\b(?:one|exactly|only|single)\b|nothing else|之一|只|一个|唯一", re.IGNORECASE)
 
 
 def states_reply_rule(prompt: str) -> bool:
     """Whether a sentence of the prompt that says JSON is about the reply (its format, or that it is
-    one object), or at least not only about `args`: lenient, as a check of wording must be. A line
+    one object), or at least not only about `args`, or one says a reply is one of them (the prompt
+    saying JSON elsewhere): lenient, as a check of wording must be. A line
     that ends with a colon runs on into the next (an example, a fence), and so does one wrapped in
     the middle of a sentence (a word, then a line starting in lower case)."""
     text = re.sub(r"[:：]\s*\n", ": ", prompt)
     text = re.sub(r"(?<=[\w,])[ \t]*\n[ \t]*(?=[a-z])", " ", text)
-    return any("json" in sentence.lower() and (REPLY_WORDS.search(sentence) or not ARGS_WORDS.search(sentence))
-               for sentence in re.split(r"[.!?。！？\n]+", text))
+    sentences = re.split(r"[.!?。！？\n]+", text)
+    return (any("json" in s.lower() and (REPLY_WORDS.search(s) or not ARGS_WORDS.search(s)) for s in sentences)
+            or "json" in prompt.lower() and any(REPLY_VERB.search(s) and ONLY_ONE.search(s) for s in sentences))
 
 
 # ---------------------------------------------------------------- TODO 1.2 parse_decision

@@ -325,12 +325,14 @@ def test_fields_prose_before_labels(learner, world):
 #   "缺少 Action 对应的输入");
 # - not when the label is who or what something is for ("没有给 Action 提供输入", "没有为 Action Input 指明
 #   工具", "缺少 Action 所需的输入", "没有指明 Action Input 用哪个工具", "No Action without an Action Input");
+# - not across a line's end ("Action: missing\nAction Input: present", "…is missing\n  Action: <tool>": a
+#   status line or an example's);
 # - 别忘了 / 不要忘记 is a reminder, 无需 / 无论 are no negation.
 NEGATION = (r"(?:\b(?:no|not|without|missing|lacks?|lacking|neither|nor|never|absent)\b|n['’]t\b|没有|缺少|缺了|缺|少了|"
             r"无(?!法|需|须|论|关|误|效|妨|非|疑|所|意|从)|未|(?<!别)(?<!不要)(?<!不用)(?<!勿)(?<!莫)(?<!不能)(?<!不可)忘(?:了|记))")
-FILLER = (r"(?:[\s'\"`“”‘’*<(\[]|\b(?:a|an|the|any|its|your|one|single|such|preceding|following|followed|"
+FILLER = (r"(?:[ \t'\"`“”‘’*<(\[]|\b(?:a|an|the|any|its|your|one|single|such|preceding|following|followed|"
           r"preceded|by|prior|matching|corresponding|separate|proper|valid)\b)*")
-CLAIM = re.compile(r"(?P<negation>" + NEGATION + r")(?P<between>(?P<colon>[\s*]*[:：])?" + FILLER
+CLAIM = re.compile(r"(?P<negation>" + NEGATION + r")(?P<between>(?P<colon>[ \t*]*[:：])?" + FILLER
                    + r"(?:(?P<run>[\u4e00-\u9fff]{1,6})" + FILLER + r")?)"
                    r"(?P<label>action[\s_]*input|action(?![\s_]*input)|final[\s_]*answer|thought|observation)(?![A-Za-z])"
                    r"(?!\s*(?:行|line|field)?\s*(?:['’]s\b|的|对应|相应|后|下|之后|以后|前|之前|以前|上|里|中|内|"
