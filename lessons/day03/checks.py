@@ -41,6 +41,11 @@ def call_or_raised(learner, func, *args):
         raise
 
 
+def raised_text(failure: Fail) -> str:
+    """What a call raised, as one line: "KeyError: 'book_table'"."""
+    return f"{failure.params.get('type', '?')}: {failure.params.get('message', '')}"
+
+
 def as_json(value) -> str:
     """A value as the model or the API would see it: JSON text."""
     try:
@@ -230,11 +235,36 @@ def matching_properties(learner, name: str) -> tuple[dict, dict]:
     return parameters, function
 
 
+def unseen_function(world, fn: dict) -> dict:
+    """The function `fn` of scenarios.yaml as the child makes it: a real function, with its
+    signature and the docstring written for it, that no file has seen before."""
+    return {"$function": {"name": fn["name"], "doc": world.module.write(fn),
+                          "params": [[p["name"], p["type"], p["optional"], p["example"]] for p in fn["params"]]}}
+
+
+def expect_describes_any_function(learner, world):
+    """describe_tool reads a function it has never seen from the function itself: its name and one
+    property per parameter. The checks of the five given tools count only once it does, or a table
+    of their five descriptions typed into the file (keyed by __name__) would earn them: the same
+    failure in each of them, said once. Looser than test_describes_unseen_function (no types, no
+    texts): what is wrong beyond that, their own checks and that one say."""
+    fn = world.functions[-1]  # drawn for the seed
+    tool, failure = call_or_raised(learner, "describe_tool", unseen_function(world, fn))
+    function = tool.get("function") if isinstance(tool, dict) else None
+    parameters = function.get("parameters") if isinstance(function, dict) else None
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    ok = (failure is None and isinstance(properties, dict) and function.get("name") == fn["name"]
+          and sorted(map(str, properties)) == sorted(p["name"] for p in fn["params"]))
+    expect(ok, "describes_only_given", func=fn["name"], params=", ".join(p["name"] for p in fn["params"]),
+           got=raised_text(failure) if failure is not None else shown(tool))
+
+
 @check("1.2", points=1, en="the Chat Completions shape, named after the function",
        zh="Chat Completions 要求的形状，以函数名命名")
 def test_tool_shape(learner, world):
     for name in GIVEN:
         described(learner, name)
+    expect_describes_any_function(learner, world)
 
 
 @check("1.2", points=1, en="the parameters are a valid JSON Schema (checked by jsonschema)",
@@ -242,6 +272,7 @@ def test_tool_shape(learner, world):
 def test_valid_json_schema(learner, world):
     for name in GIVEN:
         valid_parameters(learner, name)
+    expect_describes_any_function(learner, world)
 
 
 GOOD = {"integer": 3, "number": 2.5, "string": "some text", "boolean": True, "array": ["a", "b"],
@@ -265,6 +296,7 @@ def test_property_types(learner, world):
             expect(accepts(GOOD[json_type]), "type_rejects", value=as_json(GOOD[json_type]), **common)
             for value in BAD[json_type]:
                 expect(not accepts(value), "type_lets_through", value=as_json(value), **common)
+    expect_describes_any_function(learner, world)
 
 
 @check("1.2", points=1, en="required: exactly the parameters without a default",
@@ -276,6 +308,7 @@ def test_required(learner, world):
         got = parameters.get("required", [])
         expect(sorted(got) == sorted(expected), "required_wrong", func=name, expected=as_json(expected),
                got=as_json(got) if "required" in parameters else "(none)")
+    expect_describes_any_function(learner, world)
 
 
 @check("1.2", points=1, en="descriptions from the docstring: the summary, each parameter's text",
@@ -303,15 +336,15 @@ def test_descriptions(learner, world):
             got = (properties.get(param) or {}).get("description") if isinstance(properties.get(param), dict) else None
             expect(isinstance(got, str) and accepted(got, text, lambda t: t[1].get(param, "") if isinstance(t[1], dict) else ""),
                    "param_description_wrong", func=name, param=param, expected=text, got=got)
+    expect_describes_any_function(learner, world)
 
 
 @check("1.2", points=1, en="a function it has never seen, described from its signature and docstring",
        zh="一个从没见过的函数，照它的签名和文档字符串来描述")
 def test_describes_unseen_function(learner, world):
     fn = world.functions[-1]  # drawn for the seed: no table typed into the file describes it
-    doc = world.module.write(fn)
-    made = {"$function": {"name": fn["name"], "doc": doc,
-                          "params": [[p["name"], p["type"], p["optional"], p["example"]] for p in fn["params"]]}}
+    made = unseen_function(world, fn)
+    doc = made["$function"]["doc"]
     tool = learner.call("describe_tool", made)
     value, failure = call_or_raised(learner, "parse_docstring", doc)  # its own reading: a mistake there is 1.1's
     summary, texts = value if failure is None and isinstance(value, (list, tuple)) and len(value) == 2 else ("", {})
@@ -346,6 +379,7 @@ def test_rejects_unknown_arguments(learner, world):
             continue  # refused for a type: test_property_types says which
         arguments["unexpected"] = "surprise"
         expect(not validator.is_valid(arguments), "extra_allowed", func=name, arguments=as_json(arguments))
+    expect_describes_any_function(learner, world)
 
 
 # ---------------------------------------------------------------- TODO 1.3 validate_arguments
@@ -395,6 +429,32 @@ def near_miss(name: str) -> str:
     return name[:-1] if name.endswith("s") else name + "s"
 
 
+def finds_a_problem(learner, world) -> tuple[bool, dict]:
+    """Whether validate_arguments reports a real problem: a required argument left out (of a
+    schema the grader writes), named; and what the failure would say if not."""
+    fn = world.functions[1]
+    gone = [p["name"] for p in fn["params"] if not p["optional"]][-1]
+    arguments = {k: v for k, v in full_arguments(fn).items() if k != gone}
+    try:
+        got, failure = call_or_raised(learner, "validate_arguments", fn["parameters"], arguments)
+    except Fail as stopped:
+        if stopped.key != "not_implemented":
+            raise
+        got, failure = None, stopped  # not written yet: it finds nothing
+    found = [p for p in got if isinstance(p, str)] if failure is None and isinstance(got, list) else []
+    return named(found, gone), dict(name=gone, arguments=as_json(arguments),
+                                    got=shown(got) if failure is None else
+                                    "NotImplementedError" if failure.key == "not_implemented" else raised_text(failure))
+
+
+def expect_finds_a_problem(learner, world):
+    """validate_arguments reports a real problem. A check that only asks for no problem (right
+    arguments, an optional one left out, 0 or "" given, an integer for a number) counts only once
+    it does, or `return []` would earn them: the same failure in each of them, said once."""
+    ok, params = finds_a_problem(learner, world)
+    expect(ok, "validation_finds_nothing", **params)
+
+
 @check("1.3", points=1, en="arguments that are all right: no problem, and the schema left as it was",
        zh="完全正确的参数：没有问题，schema 也原样不动")
 def test_valid_arguments(learner, world):
@@ -410,6 +470,7 @@ def test_valid_arguments(learner, world):
     bad[near_miss(fn["params"][0]["name"])] = fn["params"][0]["example"]
     for given in (arguments, bad):
         expect_left_as_given(learner, fn["parameters"], given)
+    expect_finds_a_problem(learner, world)
 
 
 def expect_left_as_given(learner, parameters: dict, arguments: dict) -> None:
@@ -443,6 +504,7 @@ def test_optional_left_out(learner, world):
     left_out = ", ".join(p["name"] for p in fn["params"] if p["optional"])
     expect(got == [], "optional_rejected", got=shown(got), arguments=as_json(arguments), names=left_out,
            schema=as_json(fn["parameters"]))
+    expect_finds_a_problem(learner, world)
 
 
 @check("1.3", points=1, en="a missing argument: a problem that names it", zh="缺少参数：问题里点出它的名字")
@@ -467,6 +529,7 @@ def test_falsy_is_given(learner, world):
         for name in (name for name in arguments if named(got, name)):
             raise Fail("falsy_taken_for_missing", name=name, value=as_json(arguments[name]),
                        arguments=as_json(arguments), got=shown(got))
+    expect_finds_a_problem(learner, world)
 
 
 @check("1.3", points=1, en="an unknown argument: a problem that names it", zh="多出不认识的参数：问题里点出它的名字")
@@ -532,6 +595,7 @@ def test_integer_is_a_number(learner, world):
     got = problems(learner, fn["parameters"], arguments)
     expect_optional_known(fn, got)
     expect(got == [], "int_rejected", name=p["name"], value=value, arguments=as_json(arguments), got=shown(got))
+    expect_finds_a_problem(learner, world)
 
 
 @check("1.3", points=1, en="arguments that are not a dict: a problem, not a crash", zh="参数不是 dict：报告问题，而不是崩溃")
@@ -618,9 +682,9 @@ def message_arguments(world) -> dict:
     return {"to": v["colleague"], "text": v["note"], "urgent": False}
 
 
-@check("1.4", points=1, en="valid arguments: the tool runs, its output in a successful result",
-       zh="参数正确：工具执行，输出放进成功的结果")
-def test_runs_the_tool(learner, world):
+def ran_split_bill(learner, world) -> tuple[bool, Record, dict, float]:
+    """run_tool("split_bill", arguments that are all right): (whether it ran it and gave back its
+    output in a successful result, the result, the arguments, the output expected)."""
     v = values(world)
     arguments = {"total": v["total"] + 0.5, "people": v["people"], "tip_percent": v["tip"]}
     result = result_of(learner, "split_bill", arguments)
@@ -628,8 +692,47 @@ def test_runs_the_tool(learner, world):
     output = result.fields.get("output")
     same = isinstance(output, (int, float)) and not isinstance(output, bool) and math.isclose(output, expected)
     same = same or (isinstance(output, str) and output.strip() == str(expected))
-    expect(result.success is True and same, "tool_result_wrong", name="split_bill",
-           arguments=as_json(arguments), got=shown(result), expected=expected)
+    return result.success is True and same, result, arguments, expected
+
+
+def expect_runs_a_tool(learner, world):
+    """run_tool runs a tool of TOOLS on arguments that are all right. A check of a failure it must
+    report (an unknown tool, bad arguments, …) counts only once it does, or a run_tool that fails
+    every call would earn them: the same failure in each of them, said once."""
+    try:
+        ok, result, arguments, _ = ran_split_bill(learner, world)
+    except Fail as failure:  # it raised, or returned no ToolResult: said here as what must work first
+        if failure.key not in ("run_tool_raised", "not_a_tool_result"):
+            raise
+        ok, result, arguments = False, failure.params.get("got") or f"raised {raised_text(failure)}", {}
+    expect(ok, "run_tool_runs_nothing", got=result if isinstance(result, str) else shown(result),
+           arguments=as_json(arguments) if arguments else "(arguments that are all right)")
+
+
+def must_report(learner, world, name: str, arguments, *words: str) -> bool:
+    """Whether run_tool must refuse `arguments`, whose problems name `words`, without calling the
+    tool. When the file's validate_arguments does its job (it names a missing argument), as it sees
+    them: what it misses here is 1.2's or 1.3's mistake, their checks say which, and a right run_tool
+    reports only what it finds. When it finds nothing at all (not written, `return []`, raises), on
+    what the grader knows is wrong: a validate_arguments that does nothing lets run_tool off nothing."""
+    if not finds_a_problem(learner, world)[0]:
+        return True
+    found = their_problems(learner, name, arguments)
+    return all(named(found, word) for word in words)
+
+
+def expect_reported(learner, world, result: Record, name: str, arguments, *words: str):
+    """run_tool's failure for `arguments`, naming `words`, when it must report them (must_report)."""
+    if must_report(learner, world, name, arguments, *words):
+        expect_failure(result, name, arguments, *words)
+
+
+@check("1.4", points=1, en="valid arguments: the tool runs, its output in a successful result",
+       zh="参数正确：工具执行，输出放进成功的结果")
+def test_runs_the_tool(learner, world):
+    ok, result, arguments, expected = ran_split_bill(learner, world)
+    expect(ok, "tool_result_wrong", name="split_bill", arguments=as_json(arguments), got=shown(result),
+           expected=expected)
 
 
 @check("1.4", points=1, en="an unknown tool: a failure that names it", zh="未知工具：失败结果里点出它的名字")
@@ -637,14 +740,15 @@ def test_unknown_tool(learner, world):
     name = values(world)["missing_tool"]
     arguments = {"query": "weather in 上海"}
     expect_failure(result_of(learner, name, arguments), name, arguments, name)
+    expect_runs_a_tool(learner, world)
 
 
 @check("1.4", points=1, en="a missing argument: a failure that names it", zh="缺少参数：失败结果里点出它的名字")
 def test_missing_argument_fails(learner, world):
     arguments = {"to": values(world)["colleague"]}
     result = result_of(learner, "send_message", arguments)
-    if named(their_problems(learner, "send_message", arguments), "text"):  # else 1.2's or 1.3's checks say why
-        expect_failure(result, "send_message", arguments, "text")
+    expect_reported(learner, world, result, "send_message", arguments, "text")
+    expect_runs_a_tool(learner, world)
 
 
 @check("1.4", points=1, en="a wrong type: a failure naming it, and the tool is not called",
@@ -653,7 +757,7 @@ def test_wrong_type_not_called(learner, world):
     word = values(world)["yes_word"]
     arguments = dict(message_arguments(world), urgent=word)
     result = result_of(learner, "send_message", arguments)
-    if named(their_problems(learner, "send_message", arguments), "urgent"):  # else a right run_tool calls it too
+    if must_report(learner, world, "send_message", arguments, "urgent"):  # else a right run_tool calls it too
         output = result.fields.get("output")
         said_no = isinstance(output, str) and ERROR_WORDS.search(output)  # a failure passed off as a success
         expect(result.success is not True or said_no, "sent_anyway", arguments=as_json(arguments),
@@ -666,12 +770,13 @@ def test_wrong_type_not_called(learner, world):
     v = values(world)
     arguments = {"total": v["total"] + 0.5, "people": str(v["people"]), "tip_percent": v["tip"]}
     result = result_of(learner, "split_bill", arguments)
-    if named(their_problems(learner, "split_bill", arguments), "people"):
+    if must_report(learner, world, "split_bill", arguments, "people"):
         raised = raised_by(given_split_bill, arguments)
         error = squashed(result.fields.get("error"))
         expect(not (raised and squashed(raised) in error), "tool_ran_unchecked", name="split_bill",
                arguments=as_json(arguments), got=shown(result), raised=raised)
         expect_failure(result, "split_bill", arguments, "people")
+    expect_runs_a_tool(learner, world)
 
 
 def given_split_bill(total: float, people: int, tip_percent: int = 10) -> float:
@@ -693,6 +798,7 @@ def test_unknown_argument_fails(learner, world):
     extra = values(world)["extra"]
     arguments = dict(message_arguments(world), **{extra: "boss"})
     expect_failure(result_of(learner, "send_message", arguments), "send_message", arguments, extra)
+    expect_runs_a_tool(learner, world)
 
 
 @check("1.4", points=1, en="several problems at once: a failure naming all of them, not only the first",
@@ -701,9 +807,8 @@ def test_all_problems_in_the_failure(learner, world):
     v = values(world)
     arguments = {"to": v["colleague"], "urgent": v["yes_word"], v["extra"]: "boss"}  # no text, a str, one too many
     result = result_of(learner, "send_message", arguments)
-    found = their_problems(learner, "send_message", arguments)
-    if all(named(found, word) for word in ("text", "urgent", v["extra"])):  # run_tool passes them on
-        expect_failure(result, "send_message", arguments, "text", "urgent", v["extra"])
+    expect_reported(learner, world, result, "send_message", arguments, "text", "urgent", v["extra"])
+    expect_runs_a_tool(learner, world)
 
 
 @check("1.4", points=1, en="a tool that raises: a failure with its message (division by zero, a KeyError)",
@@ -721,6 +826,7 @@ def test_tool_that_raises(learner, world):
     arguments = {"title": v["note"], "start": {"day": "2025-05-20", "time": "14:30"}, "attendees": [v["colleague"]]}
     result = result_of(learner, "create_event", arguments)
     if their_problems(learner, "create_event", arguments):
+        expect_runs_a_tool(learner, world)
         return  # start refused for its type: 1.2's or 1.3's checks say why
     expect_error_field(result, "create_event", arguments)
     error = result.fields.get("error")
@@ -731,6 +837,7 @@ def test_tool_that_raises(learner, world):
         raise Fail("keyerror_taken_for_unknown_tool", arguments=as_json(arguments), got=shown(result),
                    unknown=v["missing_tool"])
     expect_failure(result, "create_event", arguments, "date")
+    expect_runs_a_tool(learner, world)
 
 
 def unknown_said(error: str, unknown, words) -> bool:
@@ -748,6 +855,7 @@ def test_arguments_not_a_dict(learner, world):
     text = json.dumps({"total": v["total"] + 0.5, "people": v["people"]})
     result = result_of(learner, "split_bill", text)
     expect(result.success is False, "not_dict_run", name="split_bill", arguments=repr(text), got=shown(result))
+    expect_runs_a_tool(learner, world)
 
 
 # ---------------------------------------------------------------- TODO 1.5 calculator
@@ -766,6 +874,20 @@ def expect_number(learner, expression: str, refused: str = "calc_raised"):
     expect(places is None, "calc_rounded", expression=expression, got=shown(got), expected=expected, places=places)
     expect(ok, "calc_wrong", expression=expression, got=shown(got) if not isinstance(got, str) else repr(got),
            expected=expected)
+
+
+def expect_calculates(learner, world):
+    """calculator works out a plain expression. A check of what it must refuse counts only once it
+    does, or a calculator that raises ValueError for everything would earn them: the same failure in
+    each of them, said once."""
+    a, b = values(world)["a"], values(world)["b"]
+    expression = f"{a} * {b}"
+    expected = calculate(expression)
+    got, failure = call_or_raised(learner, "calculator", expression)
+    ok = (failure is None and isinstance(got, (int, float)) and not isinstance(got, bool)
+          and math.isclose(got, float(expected)))
+    expect(ok, "calculator_computes_nothing", expression=expression, expected=expected,
+           got=f"raised {raised_text(failure)}" if failure is not None else f"returned {shown(got)}")
 
 
 def expect_refused(learner, expression: str):
@@ -809,6 +931,7 @@ def test_refuses_code(learner, world):
     a = values(world)["a"]
     for expression in ("__import__('os').getcwd()", f"abs(-{a})", f"{a} + x", f"print({a})"):
         expect_refused(learner, expression)
+    expect_calculates(learner, world)
 
 
 @check("1.5", points=1, en="refuses attribute access and strings", zh="拒绝属性访问和字符串")
@@ -816,6 +939,7 @@ def test_refuses_attributes(learner, world):
     a = values(world)["a"]
     for expression in ("(1).__class__", "().__class__.__base__.__subclasses__()", f"'{a}' * 3"):
         expect_refused(learner, expression)
+    expect_calculates(learner, world)
 
 
 @check("1.5", points=1, en="refuses what the allow-list leaves out: // % ^, comparisons, True",
@@ -828,6 +952,7 @@ def test_refuses_other_operators(learner, world):
             raise Fail("operator_accepted", expression=expression,
                        got=shown(got) if not isinstance(got, str) else repr(got))
         judge_refusal(learner, expression, got, failure)
+    expect_calculates(learner, world)
 
 
 # A calculator that works out a power's size first refuses at once; one that computes it never
@@ -896,6 +1021,7 @@ def test_division_by_zero(learner, world):
         expect(failure.params.get("type") != "ZeroDivisionError", "zero_power_escaped", detail=failure.detail,
                expression=expression, message=failure.params.get("message", ""))
         judge_refusal(learner, expression, got, failure)
+    expect_calculates(learner, world)
 
 
 @check("1.5", points=1, en="text that is no expression: ValueError, not SyntaxError",
@@ -904,6 +1030,7 @@ def test_not_an_expression(learner, world):
     a = values(world)["a"]
     for expression in (f"{a} +", "", "import os"):
         expect_refused(learner, expression)
+    expect_calculates(learner, world)
 
 
 def eval_calls(tree: ast.Module | None) -> list:
@@ -1054,3 +1181,4 @@ def test_unknown_tool_said(learner, world):
         result = result_of(learner, name, arguments)
         expect_error_field(result, name, arguments)
         expect_unknown_tool_said(result.fields.get("error"), name, result, GIVEN_TOOLS)
+    expect_runs_a_tool(learner, world)

@@ -1,0 +1,216 @@
+# expect-lose: 1.2 1.3 1.4 1.5
+# seed: 83921
+# expect-message: fix 'a function it has never seen' first
+# why: No real work in any TODO, each stub shaped to pass the checks that only look one way:
+# why: describe_tool is a table of the five given tools' JSON keyed by func.__name__ (knows no other
+# why: function); validate_arguments is `return []` (never a problem, so "no problem" checks pass);
+# why: run_tool always fails with "there is no tool X" (so every "a failure that names it" check
+# why: could pass); calculator always raises ValueError("refused: division by zero") (refuses all).
+# why: Each such check counts only once the function does its job: describes an unseen function,
+# why: names a missing argument, runs a tool with good arguments, computes a plain expression.
+"""Day 03 — tools done right: descriptions made from the code, checked arguments, a safe calculator.
+
+A model never runs a tool itself. It reads a description of each one (a name, what it does, a JSON
+Schema of its parameters) and asks for a call: "split_bill with {"total": 84.5, "people": 3}".
+Your code checks the request against the schema, runs the function, and reports back, success or
+failure, in a form the model can read and act on:
+
+    describe_tool(split_bill)     ->  {"type": "function", "function": {"name": "split_bill", …}}
+    run_tool("split_bill", {"total": 84.5, "people": "three"})
+                                  ->  ToolResult(success=False, error="… 'people' must be an integer …")
+
+The arguments come from a model, so treat them as untrusted input: a wrong type, a missing or an
+unknown argument, even an attempt to run code through the calculator.
+
+Fill in the five TODOs, then run `python validate.py day03`. Run this file itself to see the
+descriptions and a few calls, good and bad: `python workspace/day03.py`.
+"""
+import ast
+import inspect
+import json
+import math
+import operator
+import typing
+from dataclasses import dataclass
+from typing import Callable
+
+
+# ---------------------------------------------------------------- given: what run_tool returns
+
+@dataclass
+class ToolResult:
+    success: bool
+    output: object = None  # what the tool returned, when success is True
+    error: str = ""        # what went wrong, in words the model can act on, when success is False
+
+
+# ---------------------------------------------------------------- given: the tools
+# The checks describe these functions and call them through run_tool: leave their signatures and
+# docstrings as they are. The calculator's body is TODO 1.5, at the end of the file.
+
+def convert_temperature(value: float, to_unit: str = "fahrenheit") -> float:
+    """Convert a temperature between degrees Celsius and degrees Fahrenheit.
+
+    Args:
+        value: the temperature to convert
+        to_unit: the unit to convert to, "fahrenheit" or "celsius"
+
+    Raises:
+        ValueError: if to_unit is neither of those two
+    """
+    if to_unit == "fahrenheit":
+        return round(value * 9 / 5 + 32, 2)
+    if to_unit == "celsius":
+        return round((value - 32) * 5 / 9, 2)
+    raise ValueError(f"unknown unit {to_unit!r}: use 'fahrenheit' or 'celsius'")
+
+
+def split_bill(total: float, people: int, tip_percent: int = 10) -> float:
+    """Share a restaurant bill, tip included, equally between people.
+
+    Args:
+        total: the bill before the tip
+        people: how many people pay
+        tip_percent: the tip, in percent of the bill
+
+    Returns:
+        what each person pays, rounded to cents
+    """
+    return round(total * (1 + tip_percent / 100) / people, 2)
+
+
+OUTBOX: list[dict] = []  # the messages send_message sent
+
+
+def send_message(to: str, text: str, urgent: bool = False) -> str:
+    """Send a chat message to a colleague.
+
+    Args:
+        to: the colleague's user name
+        text: the message
+        urgent: whether to notify them at once, even outside
+            working hours
+    """
+    OUTBOX.append({"to": to, "text": text, "urgent": urgent})
+    return f"sent to {to}" + (" (urgent)" if urgent else "")
+
+
+def create_event(title: str, start: dict, attendees: list, minutes: int = 30,
+                 online: bool = True) -> str:
+    """Put a meeting in the shared calendar and invite
+    people to it.
+
+    Args:
+        title: what the meeting is about
+        start: when it begins, as {"date": "2025-05-20", "time": "14:30"}
+        attendees: the user names of the people to invite
+        minutes: how long it lasts
+        online: whether it gets a video call link
+    """
+    where = "online" if online else "in the office"
+    return (f"'{title}' on {start['date']} at {start['time']}, {minutes} min {where}, "
+            f"with {', '.join(attendees)}")
+
+
+# ---------------------------------------------------------------- TODO 1.1 read a docstring
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """TODO 1.1 — a docstring as (summary, {parameter name: its description}).
+
+    The summary is the first paragraph, its lines joined with single spaces. The parameters come
+    from the "Args:" section: one "name: description" line each (split at the first colon only);
+    a line indented deeper than the names continues the description above it. The section ends at
+    a blank line or at the next section ("Returns:", "Raises:", …). `doc` is the docstring as
+    written, indentation and all (func.__doc__), or None: then ("", {}).
+    """
+    raise NotImplementedError("TODO 1.1: read a docstring")
+
+
+# ---------------------------------------------------------------- TODO 1.2 describe a function
+
+def describe_tool(func: Callable) -> dict:
+    """TODO 1.2 — the description of `func` that a Chat Completions request sends in `tools`:
+
+        {"type": "function",
+         "function": {"name": …, "description": the docstring's summary,
+                      "parameters": {"type": "object",
+                                     "properties": {name: {"type": …, "description": …}, …},
+                                     "required": [the parameters without a default],
+                                     "additionalProperties": False}}}
+
+    Types: int -> "integer", float -> "number", str -> "string", bool -> "boolean",
+    list -> "array", dict -> "object". Each description comes from parse_docstring.
+    """
+    return json.loads(TABLE)[func.__name__]
+
+
+TABLE = '{"calculator": {"type": "function", "function": {"name": "calculator", "description": "Evaluate an arithmetic expression: numbers, + - * / **, a sign (+ or -) before a number, parentheses.", "parameters": {"type": "object", "properties": {"expression": {"type": "string", "description": "the arithmetic to work out, such as \\"3 + 5 * 2\\" or \\"-(2 ** 10) / 4\\""}}, "required": ["expression"], "additionalProperties": false}}}, "convert_temperature": {"type": "function", "function": {"name": "convert_temperature", "description": "Convert a temperature between degrees Celsius and degrees Fahrenheit.", "parameters": {"type": "object", "properties": {"value": {"type": "number", "description": "the temperature to convert"}, "to_unit": {"type": "string", "description": "the unit to convert to, \\"fahrenheit\\" or \\"celsius\\""}}, "required": ["value"], "additionalProperties": false}}}, "split_bill": {"type": "function", "function": {"name": "split_bill", "description": "Share a restaurant bill, tip included, equally between people.", "parameters": {"type": "object", "properties": {"total": {"type": "number", "description": "the bill before the tip"}, "people": {"type": "integer", "description": "how many people pay"}, "tip_percent": {"type": "integer", "description": "the tip, in percent of the bill"}}, "required": ["total", "people"], "additionalProperties": false}}}, "send_message": {"type": "function", "function": {"name": "send_message", "description": "Send a chat message to a colleague.", "parameters": {"type": "object", "properties": {"to": {"type": "string", "description": "the colleague\'s user name"}, "text": {"type": "string", "description": "the message"}, "urgent": {"type": "boolean", "description": "whether to notify them at once, even outside working hours"}}, "required": ["to", "text"], "additionalProperties": false}}}, "create_event": {"type": "function", "function": {"name": "create_event", "description": "Put a meeting in the shared calendar and invite people to it.", "parameters": {"type": "object", "properties": {"title": {"type": "string", "description": "what the meeting is about"}, "start": {"type": "object", "description": "when it begins, as {\\"date\\": \\"2025-05-20\\", \\"time\\": \\"14:30\\"}"}, "attendees": {"type": "array", "description": "the user names of the people to invite"}, "minutes": {"type": "integer", "description": "how long it lasts"}, "online": {"type": "boolean", "description": "whether it gets a video call link"}}, "required": ["title", "start", "attendees"], "additionalProperties": false}}}}'
+
+# ---------------------------------------------------------------- TODO 1.3 check the arguments
+
+def validate_arguments(parameters: dict, arguments) -> list[str]:
+    """TODO 1.3 — every problem of `arguments` against `parameters` (a schema as describe_tool
+    writes them), one message each, naming the argument; [] when there is none.
+
+    Problems: arguments that are not a dict; a required argument missing; an argument the schema
+    does not know; a value of the wrong JSON type. JSON's types, not Python's: True is a boolean,
+    not an integer; 3 is a number as well as an integer.
+    """
+    return []
+
+
+# ---------------------------------------------------------------- TODO 1.4 run a tool, never raise
+
+def run_tool(name: str, arguments: dict) -> ToolResult:
+    """TODO 1.4 — run the tool `name` of TOOLS on `arguments`, the way a model asked for it.
+
+    Checked first: an unknown tool, or arguments that validate_arguments finds problems with,
+    give ToolResult(False, error=…) and the function is not called. Otherwise call it with
+    **arguments: ToolResult(True, output=what it returned), or, if it raises,
+    ToolResult(False, error=…) with the exception's message. Never raises itself.
+    """
+    return ToolResult(False, error=f"there is no tool {name!r}; the tools are: {', '.join(TOOLS)}")
+
+
+# ---------------------------------------------------------------- TODO 1.5 the calculator
+
+def calculator(expression: str) -> float:
+    """Evaluate an arithmetic expression: numbers, + - * / **, a sign (+ or -) before a number, parentheses.
+
+    Args:
+        expression: the arithmetic to work out, such as "3 + 5 * 2" or "-(2 ** 10) / 4"
+    """
+    # TODO 1.5 — walk the expression's syntax tree (ast.parse(expression, mode="eval")); never
+    # eval() it, which would run any code the model sends. Return an int or a float. Raise
+    # ValueError, with the reason, for everything else: names, calls, attributes, strings, an
+    # expression that does not parse, a division by zero, a power whose result would have more
+    # than 100 digits (work that out before computing it).
+    raise ValueError("refused: division by zero")
+
+
+# ---------------------------------------------------------------- given: the tool registry
+
+TOOLS: dict[str, Callable] = {func.__name__: func for func in
+                              (calculator, convert_temperature, split_bill, send_message, create_event)}
+
+
+def api_tools(names: list[str] | None = None) -> list[dict]:
+    """The `tools` list of a Chat Completions request that offers these tools (all by default)."""
+    return [describe_tool(TOOLS[name]) for name in (names or TOOLS)]
+
+
+if __name__ == "__main__":
+    print(json.dumps(api_tools(["split_bill"]), indent=2, ensure_ascii=False))
+    for name, arguments in [
+        ("split_bill", {"total": 84.5, "people": 3}),
+        ("split_bill", {"total": 84.5, "people": "three"}),
+        ("send_message", {"to": "mei", "text": "lunch?", "urgent": "yes"}),
+        ("send_message", {"to": "mei", "text": "lunch?", "cc": "li"}),
+        ("split_bill", {"total": 84.5, "people": 0}),
+        ("calculator", {"expression": "3 + 5 * 2"}),
+        ("calculator", {"expression": "__import__('os').getcwd()"}),
+        ("calculator", {"expression": "9 ** 9 ** 9"}),
+        ("web_search", {"query": "weather"}),
+    ]:
+        print(f"{name}({json.dumps(arguments)})\n    -> {run_tool(name, arguments)}")
+    print("messages sent:", OUTBOX)
