@@ -44,8 +44,19 @@ def test_runs_the_tool(learner, world):
            expected=world.weather[city])
 
 
+def expect_runs_a_known_tool(learner, world):
+    """execute_tool runs a tool it is given and returns its output: its job, which a check of what it
+    says about a name that is no tool's counts only once done (an execute_tool that answers every
+    name with the list of tools runs none). The same failure in each check, said once."""
+    city = world.scenarios["weather"].values["city"]
+    got, calls = run_execute_tool(learner, world, "get_weather", city)
+    expect(calls and world.weather[city] in got, "known_tool_not_run", given=city, got=got,
+           expected=world.weather[city])
+
+
 @check("1.1", points=1, en="an unknown tool: the Observation lists the real tools", zh="未知工具：Observation 里列出真实的工具")
 def test_unknown_tool_lists_real_ones(learner, world):
+    expect_runs_a_known_tool(learner, world)
     for wrong in ("get_wether", "calculator"):
         got, _ = run_execute_tool(learner, world, wrong, "北京")
         ok = wrong in got and all(names_tool(got, name) for name in GIVEN_TOOLS)
@@ -583,6 +594,16 @@ def expect_rounds_kept(run):
             rounds.append((number, f"{asked[0]}({asked[1]!r})", action, outputs))
 
 
+def expect_steps_taken(run):
+    """Each request that asked for a tool was followed by that tool's run before the next request: a
+    loop's steps count only once it takes them (a loop that sends every reply back with the reminder,
+    and never reads one, makes max_steps requests too). The same failure in each check, said once."""
+    try:
+        expect_asked_tools_ran(run)
+    except Fail as failure:
+        raise Fail("steps_without_tools", **failure.params) from None
+
+
 def expect_reminder_from_user(run):
     """What the loop sends back after a reply out of format (the reminder, like an Observation) is a
     user message: the README's messages, and many chat models take a system message only first."""
@@ -595,7 +616,7 @@ def expect_reminder_from_user(run):
         expect(prompt(run.exchanges[number - 1]).count(slip) > prompt(exchange).count(slip), "slip_not_kept",
                request=number, reply=slip)
         # every slip gets its reminder, the second and third too: after the reply, words that name the format
-        after = prompt(run.exchanges[number - 1]).rpartition(slip)[2]
+        after = after_new_copy(request_messages(run.exchanges[number - 1]), slip, prompt(exchange).count(slip))
         expect(FORMAT_WORDS.search(after), "slip_not_reminded", request=number, reply=slip,
                nth=sum(is_prose(reply(e)) for e in run.exchanges[:number - 1]))
         added = request_messages(run.exchanges[number - 1])[len(request_messages(exchange)):]  # since that reply
@@ -604,6 +625,24 @@ def expect_reminder_from_user(run):
             first_line = next((line for line in chat_text(message).splitlines() if line.strip()), "")
             expect(message.get("role") == "user", "reminder_not_user", request=number, role=str(message.get("role")),
                    got=first_line, reply=reply(exchange))
+
+
+def after_new_copy(messages, slip: str, seen: int) -> str:
+    """What a request says from the first copy of `slip` the request before it didn't hold (the reply
+    sent back, as an assistant message or quoted) on: the rest of the message that holds it, the slip
+    itself left out (a reminder may come first and quote the reply after it), and every message after."""
+    for index, message in enumerate(messages):
+        text_ = chat_text(message)
+        copies = text_.count(slip)
+        if seen >= copies:
+            seen -= copies
+            continue
+        start = -1
+        for _ in range(seen + 1):
+            start = text_.find(slip, start + 1)
+        own = text_[:start] + text_[start + len(slip):]
+        return "\n\n".join([own, *(chat_text(m) for m in messages[index + 1:])])
+    return ""
 
 
 @check("3.1", points=1, en="a misspelt tool: the Observation lists the real ones, and the model recovers",
@@ -691,6 +730,7 @@ def test_reminders_cost_steps(learner, world):
     reminders = sum(read_request(reply(e)) is None and read_final(reply(e)) is None for e in run.exchanges)
     expect(len(run.exchanges) <= limit or not reminders, "reminder_free", max_steps=limit, calls=len(run.exchanges))
     expect(len(run.exchanges) == limit, "wrong_step_count", max_steps=limit, calls=len(run.exchanges))
+    expect_steps_taken(run)
     expect_rounds_kept(run)  # a slip after the calculate round leaves that round in the conversation
     expect_reminder_from_user(run)  # each slip its reminder, not only the first, nor only after another round
 
