@@ -8,7 +8,8 @@ import ast
 import json
 
 from validator.checking import (Fail, Record, ToolBox, chat_text, check, completion_arg, expect,
-                                expect_history_kept, expect_own_fallback, expect_system_prompt_sent,
+                                expect_asked_tools_ran, expect_history_kept, expect_own_fallback,
+                                expect_system_prompt_sent,
                                 expect_system_prompt_used, expect_turns_sent_back, expect_unknown_tool_said,
                                 parse_json, registry_arg, request_messages, shown)
 
@@ -97,6 +98,22 @@ def python_literal(text: str) -> bool:
     return True
 
 
+def expect_tool_runs(learner, world):
+    """The good path of execute_tool works: get_quote, handed in, runs once with the parsed
+    arguments and its result comes back as JSON. An error result for an unknown tool, a tool that
+    raises or arguments that are not JSON counts only from an execute_tool that does this too: one
+    that answers every call with an error text has handled none of them."""
+    stock = world.scenarios["one_quote"].values["stock"]
+    arguments = json.dumps({"ticker": stock})
+    expected = world.tools["get_quote"](stock)
+    try:
+        result, calls = run_execute_tool(learner, world, "get_quote", arguments)
+    except Fail as failure:
+        result, calls = failure.params.get("got", failure.key), []
+    expect(calls and result == expected, "tool_must_run_first", arguments=arguments, got=shown(result),
+           expected=expected)
+
+
 @check("1.2", points=1, en="parses the JSON arguments and returns the result as JSON",
        zh="解析 JSON 参数，并以 JSON 返回结果")
 def test_runs_the_tool(learner, world):
@@ -136,6 +153,7 @@ def test_unknown_tool(learner, world):
     expect(isinstance(result, dict) and "get_news" in str(result.get("error", "")), "tool_json_wrong",
            name="get_news", arguments='{"ticker": "AAPL"}', got=shown(result),
            expected={"error": "unknown tool: get_news"})
+    expect_tool_runs(learner, world)
 
 
 @check("1.2", points=1, en="a tool that raises gives an error result", zh="工具抛异常时返回错误结果")
@@ -156,6 +174,7 @@ def test_tool_that_raises(learner, world):
                    message=failure.params.get("message")) from None
     expect(isinstance(result, dict) and "error" in result, "tool_json_wrong", name="get_quote", arguments=arguments,
            got=shown(result), expected={"error": "get_quote failed: … unexpected keyword argument 'symbol'"})
+    expect_tool_runs(learner, world)
 
 
 @check("1.2", points=1, en="arguments that are not JSON give an error result",
@@ -167,6 +186,7 @@ def test_bad_arguments(learner, world):
     expect(isinstance(result, dict) and isinstance(result, dict) and "error" in result, "tool_json_wrong",
            name="get_quote", arguments="{'ticker': AAPL", got=shown(result),
            expected={"error": "arguments are not valid JSON: …"})
+    expect_tool_runs(learner, world)
 
 
 # ---------------------------------------------------------------- TODO 2.1 build_messages
@@ -247,6 +267,13 @@ def test_reads_parallel_calls(learner, world):
 def test_reads_no_calls(learner, world):
     got = learner.call("read_tool_calls", completion_arg(mock_response(world, "no_tool")))
     expect(got == [], "tool_calls_wrong", got=shown(got), expected="[]")
+    # [] counts only from a read_tool_calls that reads the calls of a response that has them
+    response = mock_response(world, "one_quote")
+    expected = [Record("ToolRequest", {"id": c["id"], "name": c["function"]["name"],
+                                       "arguments": c["function"]["arguments"]})
+                for c in response["choices"][0]["message"]["tool_calls"]]
+    got = learner.call("read_tool_calls", completion_arg(response))
+    expect(got == expected, "tool_calls_must_read_first", got=shown(got), expected=shown(expected))
 
 
 # ---------------------------------------------------------------- TODO 4.1 run_agent
@@ -468,6 +495,8 @@ def test_results_sent_as_json(learner, world):
     outputs = [call.output for call in run.tool_calls]
     later = [e for e in run.exchanges if e.status == 200 and e.request.get("messages")]
     stock = run.scenario.values["stock"]
+    expect(any(m.get("role") == "tool" for e in run.exchanges[1:] for m in request_messages(e)),
+           "tool_message_missing", requests=len(run.exchanges))
     for message in later[-1].request["messages"] if outputs and len(later) > 1 else []:
         if isinstance(message, dict) and message.get("role") == "tool" and isinstance(message.get("content"), str):
             content = message["content"]
@@ -616,6 +645,7 @@ def test_stops_at_max_iter(learner, world):
     if len(run.exchanges) < 3:
         expect_asked_again(run)
     expect(len(run.exchanges) == 3, "wrong_request_count", expected=3, got=len(run.exchanges))
+    expect_asked_tools_ran(run)  # three requests that ran nothing are not three steps
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
     remarks = {str(reply_of(e).get("content") or "").strip() for e in run.exchanges}
     expect(run.answer.strip() not in remarks, "fallback_is_model_text", requests=len(run.exchanges),
@@ -656,6 +686,19 @@ def test_turn_sent_back_unchanged(learner, world):
         expect_asked_again(run)
     expect(len(run.exchanges) > 1, "wrong_request_count", expected=2, got=len(run.exchanges))
     expect_turns_sent_back(run)
+    expect_turns_carried(run)
+
+
+def expect_turns_carried(run):
+    """Each reply that asked for tools goes back, in the request after it, as an assistant message
+    carrying its calls' ids: a loop that never sends it has no turn to alter."""
+    for exchange, after in zip(run.exchanges, run.exchanges[1:]):
+        ids = {call["id"] for call in reply_of(exchange).get("tool_calls") or []}
+        messages = request_messages(after)
+        if ids and not any(m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list) and ids == {
+                c.get("id") for c in m["tool_calls"] if isinstance(c, dict)} for m in messages):
+            expect_history_kept(run)
+            raise Fail("assistant_not_appended", got=roles(messages))
 
 
 @check("4.1", points=1, en="offers the tool with every request", zh="每个请求都提供工具")
@@ -698,6 +741,7 @@ def test_unknown_tool_said(learner, world):
     result, calls = run_execute_tool(learner, world, "get_quote", arguments, registry=[])
     expect(not calls and isinstance(result, dict) and "error" in result, "unknown_tool_empty_registry",
            arguments=arguments, got=shown(result))
+    expect_tool_runs(learner, world)
 
 
 @check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",

@@ -275,12 +275,26 @@ def test_keeps_max_messages(learner, world):
     except Fail as failure:  # ask's failure, which 3.1's checks say, unless __init__ left it out
         if not_set_by_init(learner, failure):
             raise
+        if not failure.raised:  # the conversation ran to its end, judged wrong afterwards
+            expect_limit_shown(learner, learner.runs[-1], 6)
         return
     too_long = any(len(request_messages(exchange)) > 6 for exchange in run.exchanges)
     expect(not (too_long and ignores_max_messages(learner)), "max_messages_not_kept")
+    expect_limit_shown(learner, run, 6)
     kept = changes_max_messages(learner)
     too_short = all(len(request_messages(exchange)) < 6 for exchange in run.exchanges)
     expect(not (too_short and kept), "max_messages_changed", kept=kept)
+
+
+def expect_limit_shown(learner, run, limit):
+    """Requests of `limit` messages or fewer show a limit kept only from a conversation that grew past
+    it: a session that keeps nothing never has more than `limit` to send, nor anything to trim. Then
+    only the source can show it: an __init__ that never uses its max_messages argument keeps none.
+    (A session that forgets its turns, but keeps max_messages, loses TODO 3.1's points, not these.)"""
+    sent = {json.dumps(m, sort_keys=True, ensure_ascii=False, default=str)
+            for exchange in run.exchanges for m in request_messages(exchange)}
+    expect(len(sent) > limit or not ignores_max_messages(learner), "max_messages_never_reached",
+           count=len(sent), requests=len(run.exchanges))
 
 
 @check("1.1", points=1, en="a fresh session does not see the conversation before it",
@@ -516,6 +530,16 @@ def test_trim_fits(learner, world):
     for max_messages in (len(messages), len(messages) + 5):
         got = trim(learner, messages, max_messages)
         expect(got == messages, "trim_changed", max=max_messages, count=len(messages), got=roles(got))
+    expect_cuts(learner, world, messages)
+
+
+def expect_cuts(learner, world, messages):
+    """A history that fits, given back whole, counts only from a trim_history that also cuts one that
+    does not fit: returning every history unchanged trims nothing."""
+    try:
+        expect_trimmed(learner, world, messages, 7)
+    except Fail as failure:
+        raise Fail("trim_must_cut_first", count=len(messages), got=roles(trimmed(learner, messages, 7))) from failure
 
 
 @check("2.1", points=1, en="too long: the system message, then the most recent messages",

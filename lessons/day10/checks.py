@@ -342,6 +342,8 @@ def test_fits_exactly(learner, world):
 def test_one_token_over(learner, world):
     spent, prompt = 2_000 + world.seed, 473
     expect_fits(learner, spent, prompt, spent + prompt + RESERVE - 1, RESERVE, "fits_over")
+    # "does not fit" counts only from a fits that says yes when it does: False for everything is no rule
+    expect_fits(learner, spent, prompt, spent + prompt + RESERVE, RESERVE, "fits_over_never_fits")
 
 
 @check("3.1", points=1, en="the reply reserve counts: the reply has to fit too",
@@ -535,6 +537,24 @@ def test_budget_ends_an_endless_run(learner, world):
     spent = sum(u["total_tokens"] for u in usages(run))
     expect(spent <= limit, "over_budget", spent=spent, limit=limit)
     expect_budget_stop(run)
+    expect_budget_used(learner, world, run, "endless", limit)
+
+
+def expect_budget_used(learner, world, run, scenario, limit: int, reserve: int = RESERVE):
+    """A run the budget ended took the steps that fitted: it sent requests, and stopped before one
+    that would not have fit. The prompt of that next request comes from the same run without a
+    budget, one request further (when its requests so far are the very same)."""
+    found = usages(run)
+    expect(found, "budget_nothing_sent", limit=limit, reserve=reserve)
+    sent, spent = len(found), sum(u["total_tokens"] for u in found)
+    free = usages(run_agent(learner, world, scenario, budget_arg(BIG), sent + 1))
+    if len(free) <= sent or [u["total_tokens"] for u in free[:sent]] != [u["total_tokens"] for u in found]:
+        return  # not the same run: the steps checks say why
+    prompt = free[sent]["prompt_tokens"]
+    if spent + prompt + reserve <= limit:
+        expect_own_fits_right(learner, sent + 1, spent, prompt, limit, reserve)
+        raise Fail("budget_stopped_early", sent=sent, request=sent + 1, spent=spent, prompt=prompt,
+                   reserve=reserve, needed=spent + prompt + reserve, limit=limit)
 
 
 @check("4.1", points=1, en="a first request that does not fit: nothing is sent, whatever the budget's reply reserve",
