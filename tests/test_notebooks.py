@@ -14,6 +14,7 @@ import pytest
 from nbformat import v4
 from rich.console import Console
 
+from validator.authoring.corpus import read_header
 from validator.grading import notebooks
 from validator.grading.grade import grade
 from validator.grading.notebooks import Cell, Program, from_history, read_notebook
@@ -195,6 +196,8 @@ def same_grade_as_the_py(path: Path) -> None:
         notebook.unlink()
     py_tests, notebook_tests = gradescope(as_py, "en")["tests"], gradescope(as_ipynb, "en")["tests"]
     assert [(t["name"], t["score"]) for t in notebook_tests] == [(t["name"], t["score"]) for t in py_tests]
+    if "racy" in read_header(path):  # its own threads race: what it printed differs from run to run
+        return
     expected = in_cells(report(as_py), starts, path.stem).replace(
         f"file: {Path(path).relative_to(ROOT)}", "file: FILE")
     got = re.sub(r"file: \S+", "file: FILE", report(as_ipynb))

@@ -11,7 +11,8 @@ from pathlib import Path
 from validator.files import ROOT
 
 CORPUS = ROOT / "tests" / "submissions"
-KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python", "seed")
+KEYS = ("expect", "expect-lose", "expect-keep", "expect-message", "why", "style", "known-gap", "python", "seed",
+        "racy")
 
 
 def read_header(path: Path) -> dict[str, str]:

@@ -4,6 +4,8 @@
 # why: a thread per call, started and joined, but args=(call) without the comma is the call itself,
 # why: not a one-element tuple: every thread dies at start with TypeError and no message is written;
 # why: no call runs, so none ran side by side either.
+# racy: its ten threads die at once, each printing its traceback: the order of those lines in what
+# racy: the code printed depends on the machine's scheduling (the verdicts do not)
 """Day 11 — many tools at once: a screening agent whose tool calls run side by side.
 
 Asked to screen five stocks, the model answers with ten tool calls in one response: fundamentals
