@@ -11,6 +11,11 @@ if sys.version_info < (3, 10):
     sys.exit(2)
 
 if __name__ == "__main__":
+    import signal
+    # Ctrl-C while the kit loads is held, not a traceback: main() then ends the run as it does any
+    # other time (one line, "stopped", status 130)
+    interrupted = []
+    signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     from validator.needs import kit_packages  # a missing package: one line that says what to run
     with kit_packages():
         import os
@@ -24,4 +29,4 @@ if __name__ == "__main__":
             from validator.isolation import forkserver
             forkserver.warm_early(sys.argv[2], sys.argv)  # grading a class: its warm sandbox starts meanwhile
         from validator.cli import main
-        sys.exit(main())
+        sys.exit(main(interrupted=interrupted))

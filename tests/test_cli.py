@@ -249,10 +249,82 @@ def test_a_secret_seed_short_enough_to_guess_gets_a_note(tmp_path):
         assert "secrets.randbits(128)" in result.stderr or not noted
 
 
-def test_unwritable_output_is_a_clear_error(tmp_path):
-    result = validate("day06", "--format", "junit", "--output", str(tmp_path / "no" / "dir" / "x.xml"))
-    assert result.returncode == 2
-    assert "Traceback" not in result.stderr
+def test_output_makes_its_folder_and_an_unwritable_one_is_said_before_grading(tmp_path):
+    made = validate("day06", "--solution", "--format", "junit", "--output", str(tmp_path / "no" / "dir" / "x.xml"))
+    assert made.returncode == 0 and "<testsuite" in (tmp_path / "no" / "dir" / "x.xml").read_text(encoding="utf-8")
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    result = validate("day06", "--format", "junit", "--output", str(tmp_path / "a-file" / "x.xml"))
+    assert result.returncode == 2 and "a-file" in result.stderr
+    assert "Traceback" not in result.stderr and "score" not in result.stdout  # said before any grading
+
+
+def test_output_never_replaces_the_code_graded(tmp_path):
+    mine = tmp_path / "mine.py"
+    mine.write_text(SOLUTION.read_text(encoding="utf-8"), encoding="utf-8")
+    for output in (mine, tmp_path / "other.py", tmp_path / "book.ipynb"):
+        result = validate("day06", "--file", str(mine), "--format", "gradescope", "--output", str(output))
+        assert result.returncode == 2 and "Python file" in result.stderr and not (tmp_path / "book.ipynb").exists()
+    assert mine.read_text(encoding="utf-8") == SOLUTION.read_text(encoding="utf-8")
+
+
+def test_a_file_python_would_not_run_is_graded_as_it_runs(tmp_path):
+    """Bytes that are not UTF-8 in a comment: the importer lets them by, `python file.py` stops at
+    them. The learner gets the error Python gives them, not full marks for a file that won't run."""
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(SOLUTION.read_bytes() + b"# caf\xe9\n")
+    refused = validate("day06", "--file", str(latin))
+    lines = len(SOLUTION.read_bytes().splitlines()) + 1
+    assert refused.returncode == 1 and "score: 0/" in refused.stdout
+    assert f"Non-UTF-8 code starting with '\\xe9' on line {lines}" in words(refused.stdout)
+    declared = tmp_path / "declared.py"
+    declared.write_bytes(b"# -*- coding: latin-1 -*-\n" + SOLUTION.read_bytes() + b"# caf\xe9\n")
+    assert validate("day06", "--file", str(declared)).returncode == 0  # its encoding said: Python runs it
+
+
+def test_a_folder_or_a_dangling_link_is_named_for_what_it_is(tmp_path):
+    assert "is a folder, not a file" in validate("day06", "--file", str(tmp_path)).stderr
+    (tmp_path / "day04.py").symlink_to(tmp_path / "elsewhere" / "gone.py")
+    result = in_workspace(tmp_path, "day04")
+    assert result.returncode == 2 and "is a link to" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "elsewhere").exists()  # nothing written through the link
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_seed_variable_set_to_nothing_is_an_error_not_the_public_seed(tmp_path, blank):
+    """A CI secret never added reads as "": grading at the public seed would let typed-in answers pass."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", REACTLINGS_SEED=blank)
+    for args in (["day06", "--solution", "--format", "gradescope"],
+                 ["grade", "day06", str(ROOT / "tests" / "submissions" / "day06"), "--out", str(tmp_path / "g")]):
+        result = subprocess.run([sys.executable, "validate.py", *args], cwd=ROOT, env=env, capture_output=True,
+                                text=True, encoding="utf-8", timeout=300)
+        assert result.returncode == 2 and "REACTLINGS_SEED is set but empty" in result.stderr, result.stderr
+        assert not result.stdout and not (tmp_path / "g").exists()
+
+
+INTERRUPTED_WHILE_LOADING = """
+import os, runpy, signal, sys
+class Interrupt:  # Ctrl-C as the kit's command line module is imported
+    def find_spec(self, name, path=None, target=None):
+        if name == "validator.cli":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["validate.py", *sys.argv[1:]]
+runpy.run_path("validate.py", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("args", [["day06"], ["grade", "day06", "SUBMISSIONS", "--out", "OUT"]])
+def test_ctrl_c_while_the_kit_loads_is_one_line_too(tmp_path, args):
+    args = [{"SUBMISSIONS": str(ROOT / "tests" / "submissions" / "day06"), "OUT": str(tmp_path / "g")}.get(a, a)
+            for a in args]
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", REACTLINGS_WORKSPACE=str(tmp_path / "ws"))
+    result = subprocess.run([sys.executable, "-c", INTERRUPTED_WHILE_LOADING, *args], cwd=ROOT, env=env,
+                            capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert result.returncode == 130 and result.stderr.strip() == "stopped", result.stderr
+    assert not (tmp_path / "g").exists() and not (tmp_path / "ws").exists()  # it stopped before doing anything
 
 
 # ---------------------------------------------------------------- trace, seed, language
@@ -335,6 +407,27 @@ def test_unknown_lesson_lists_the_lessons(tmp_path, monkeypatch):
         load_lesson("day99")
 
 
+@pytest.mark.parametrize("key, value, said", [
+    ("todos", [{"id": "1.1", "function": "f", "title": "t"}, {"id": "1.1", "function": "g", "title": "u"}],
+     "two TODOs have the id 1.1"),
+    ("todos", [], "`todos:` is not a list of TODOs (each with id, function and title)"),
+    ("todos", [{"id": "1.1", "title": "t"}], "TODO number 1 has no `function:`"),
+    ("time_limit", "three", "`time_limit: three` is not a number above 0"),
+    ("time_limit", -1, "`time_limit: -1` is not a number above 0"),
+    ("llm_call_budget", 0, "`llm_call_budget: 0` is not a number above 0")])
+def test_a_lesson_yaml_of_the_wrong_shape_says_what_is_wrong(tmp_path, monkeypatch, key, value, said):
+    """Said as the author wrote it, not a KeyError or a hang limit of -1 s met by every check."""
+    import yaml
+    monkeypatch.setattr(lessons, "LESSONS_DIR", tmp_path)
+    path = tmp_path / "broken" / "lesson.yaml"
+    path.parent.mkdir()
+    data = yaml.safe_load((ROOT / "lessons" / "day06" / "lesson.yaml").read_text(encoding="utf-8"))
+    path.write_text(yaml.safe_dump({**data, key: value}, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(LessonError) as error:
+        load_lesson("broken")
+    assert str(error.value) == f"{path}: {said}"
+
+
 def test_templates_are_up_to_date():
     result = subprocess.run([sys.executable, "-m", "validator.authoring.templates", "--check"], cwd=ROOT,
                             capture_output=True, text=True, encoding="utf-8")
@@ -394,6 +487,24 @@ def test_the_learner_edits_a_copy_that_the_kit_never_overwrites(tmp_path):
     assert passed.returncode == 0
     assert copy.read_text(encoding="utf-8") == SOLUTION.read_text(encoding="utf-8")  # still theirs
     assert "solutions/day06.py" in passed.stdout and "python validate.py day07" in passed.stdout
+
+
+@pytest.mark.parametrize("text", ['{"lessons": {"day06": "x", "day01": {"best": 3, "max": 18}}, "hints": []}',
+                                  '{"lessons": {"day01": {"best": 3, "max": 18}}, "hints": {"day01": {"1.1": 1}',
+                                  '[1, 2]'], ids=["wrong shape", "cut short", "not an object"])
+def test_an_unreadable_progress_file_is_kept_aside_and_said_once(tmp_path, text):
+    (tmp_path / "progress.json").write_text(text, encoding="utf-8")
+    first = in_workspace(tmp_path, "list")
+    assert first.returncode == 0 and "Traceback" not in first.stderr
+    backups = list((tmp_path / "backups").glob("progress.*.json"))
+    assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == text  # nothing of it lost
+    assert words(f"{tmp_path / 'progress.json'} is not progress the kit can read") in words(first.stderr)
+    assert str(backups[0]) in words(first.stderr).replace(" ", "")
+    if text.startswith('{"lessons": {"day06": "x"'):  # what could be read of it is kept
+        assert re.search(r"day01\s+.*started", first.stdout)
+    again = in_workspace(tmp_path, "hint", "day06")
+    assert "TODO 1.2" in again.stdout and "not progress" not in again.stderr and "Traceback" not in again.stderr
+    assert len(list((tmp_path / "backups").glob("progress.*.json"))) == 1
 
 
 def test_progress_list_and_next(tmp_path):

@@ -390,6 +390,17 @@ def test_live_stops_asking_when_the_key_is_refused(scripted):
     assert result.returncode == 1 and len(seen) == 1, result.stdout
     said = " ".join(result.stdout.split())
     assert "Incorrect API key provided" in said and "Traceback" not in result.stdout + result.stderr
+    assert f"{base_url} refused the request (HTTP 401): check OPENAI_API_KEY" in said  # what to do, after their error
+
+
+def test_live_says_what_to_check_when_the_learners_client_gets_a_404(scripted):
+    base_url, script, seen = scripted
+    script += [(404, "<html>Not Found</html>", {}, 0)] * 4
+    result = live("day07", base_url, "--solution", "--model", "no-such-model")
+    said = " ".join(result.stdout.split())
+    assert result.returncode == 1 and len(seen) == 1, result.stdout
+    assert f"{base_url} has no such endpoint or model (HTTP 404): check OPENAI_BASE_URL" in said
+    assert "no-such-model (--model)" in said and "Traceback" not in result.stdout + result.stderr
 
 
 def test_live_gives_the_learners_client_the_429_and_its_retry_after(scripted):

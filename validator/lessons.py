@@ -94,6 +94,7 @@ def load_lesson(name: str) -> Lesson:
         raise LessonError("unknown_lesson", name=name, known=known)
     try:
         data = read_yaml(path)
+        _check_shape(data)
         lesson = Lesson(
             name=folder.name, folder=folder, title=data["title"],
             exercise=folder / data["exercise"], checks=folder / data.get("checks", "checks.py"),
@@ -121,9 +122,35 @@ def load_lesson(name: str) -> Lesson:
         raise LessonError(f"{path}: not valid YAML: {err}") from None
     except ScenarioError as err:
         raise LessonError(f"{folder / 'scenarios.yaml'}: {err}") from None
-    except (KeyError, TypeError, ValueError) as err:
+    except ValueError as err:  # _check_shape's: what the file lacks
+        raise LessonError(f"{path}: {err}") from None
+    except (KeyError, TypeError) as err:
         raise LessonError(f"{path}: malformed lesson data ({type(err).__name__}: {err})") from None
     return lesson
+
+
+def _check_shape(data) -> None:
+    """What a lesson.yaml must hold, said as its author reads it (not a KeyError from deep inside):
+    a ValueError, reported with the file's path by load_lesson."""
+    if not isinstance(data, dict):
+        raise ValueError("the file holds no `key: value` lines (title:, exercise:, todos: ...)")
+    for key in ("title", "exercise", "todos"):
+        if key not in data:
+            raise ValueError(f"no `{key}:`")
+    for key, kind in (("time_limit", (int, float)), ("llm_call_budget", int)):
+        value = data.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, kind) or value <= 0:
+            raise ValueError(f"`{key}: {value}` is not a number above 0")
+    if not isinstance(data["todos"], list) or not data["todos"]:
+        raise ValueError("`todos:` is not a list of TODOs (each with id, function and title)")
+    seen = set()
+    for number, todo in enumerate(data["todos"], start=1):
+        missing = [key for key in ("id", "function", "title") if not isinstance(todo, dict) or key not in todo]
+        if missing:
+            raise ValueError(f"TODO number {number} has no `{missing[0]}:`")
+        if str(todo["id"]) in seen:
+            raise ValueError(f"two TODOs have the id {todo['id']}")
+        seen.add(str(todo["id"]))
 
 
 def default_lang() -> str:

@@ -177,6 +177,7 @@ class Child(HangWatch):
         random.seed("reactlings:load")  # the same draws at every grading: a fork is reseeded from the OS
         if request.get("sleep_given"):
             time.sleep = self.graded_sleep  # before the file loads: `sleep=time.sleep` defaults take it
+        check_encoding(self.path)
         spec = importlib.util.spec_from_file_location("submission", self.path)
         self.module = importlib.util.module_from_spec(spec)
         if isinstance(request.get("file"), str):  # a notebook's code sees the .py it would be beside the notebook
@@ -442,6 +443,23 @@ def made_function(spec):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[spec["name"]]
+
+
+def check_encoding(path):
+    """`python file.py` refuses a file whose bytes don't decode as its declared encoding (UTF-8
+    unless a BOM or a `# coding:` line says otherwise); the importer lets bad bytes in a comment
+    through. The learner's file is graded as it runs: the same SyntaxError."""
+    with open(path, "rb") as file:
+        source = file.read()
+    try:
+        importlib.util.decode_source(source)
+    except UnicodeDecodeError as error:
+        line = source[:error.start].count(b"\n") + 1
+        declared = error.encoding.replace("-", "").lower() != "utf8" or source.startswith(b"\xef\xbb\xbf")
+        message = (f"{error.reason} in {error.encoding} on line {line}" if declared else
+                   f"Non-UTF-8 code starting with '\\x{source[error.start]:02x}' on line {line}, but no "
+                   "encoding declared; see https://peps.python.org/pep-0263/ for details")
+        raise SyntaxError(message, (path, line, 1, None)) from None
 
 
 def let_pools_end(threads, within=2.0):

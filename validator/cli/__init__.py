@@ -29,6 +29,7 @@ instructor.py or authors.py; lesson.py grades one file, the command without a na
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from mock_llm import ScenarioError
@@ -49,12 +50,17 @@ def command_parser(name: str) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, interrupted: list | None = None) -> int:
+    """`interrupted`: validate.py's record of a Ctrl-C while the kit was loading (held till now)."""
     argv = sys.argv[1:] if argv is None else argv
     command = COMMANDS.get(argv[0]) if argv else None
     args = command_parser(command.name).parse_args(argv[1:]) if command else lesson.parser(COMMANDS_HELP).parse_args(argv)
     lang = args.lang or default_lang()
     try:
+        if interrupted is not None:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if interrupted:
+                raise KeyboardInterrupt
         if command is None:
             return lesson.run(args, argv, lang)
         return command.run(args, terminal(command.log), lang)

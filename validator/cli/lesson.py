@@ -67,7 +67,7 @@ def parser(commands_help: str) -> argparse.ArgumentParser:
     p.add_argument("--live", action="store_true", default=live_by_default,
                    help="run your agent against a real OpenAI-compatible endpoint (OPENAI_BASE_URL, "
                         "OPENAI_API_KEY); shows the transcript, grades nothing. Also: REACTLINGS_LIVE=1")
-    p.add_argument("--model", help="model name for --live (default: $REACTLINGS_MODEL or gpt-4o-mini)")
+    p.add_argument("--model", help="model name for --live (default: $REACTLINGS_MODEL, else $OPENAI_MODEL, else gpt-4o-mini)")
     return p
 
 
@@ -86,6 +86,9 @@ def run(args, argv: list[str], lang: str) -> int:
         isolation_notice(args.require_isolation, lang)
     page = page_path(page_asked(args), lesson, path)  # a bad PATH is said before the grading, not after
     page_path(args.otel or None, lesson, path, "--otel")  # nor is a trace file ever the code
+    if args.output:  # nor the results; their folder made now (as --html's is): one that can't be is said before
+        page_path(str(args.output), lesson, path, "--output")
+        args.output.parent.mkdir(parents=True, exist_ok=True)
     with notebooks.python_file(path) as (graded, notebook):  # a notebook: its code cells as a .py
         if args.live:
             from validator.learner.live import run_live  # only here: a one-shot grading does without its imports
@@ -127,7 +130,7 @@ def graded_file(args, lesson, lang: str) -> tuple[Path | None, str | None]:
     else:
         path = my_copy(lesson, lang)
     if not Path(path).is_file():
-        raise LessonError("no_such_file", path=path)
+        raise LessonError("not_a_file" if Path(path).is_dir() else "no_such_file", path=path)
     suffix = Path(path).resolve().suffix
     if suffix not in importlib.machinery.SOURCE_SUFFIXES and not notebooks.is_notebook(path):  # what Python imports
         raise LessonError("not_python_file", path=path)

@@ -115,7 +115,8 @@ def read_seed(args) -> int:
     """The seed: --seed, else --seed-file, else $REACTLINGS_SEED, else the lessons' own (0) unless
     the command needs one (seed_required). An instructor's secret seed comes from a file or the
     environment, never a command line the graded code could read; a seed file that holds no seed
-    is an error, never the public seed."""
+    is an error, never the public seed, and so is $REACTLINGS_SEED set to nothing (a CI secret
+    that was never added)."""
     if args.seed is not None:
         return args.seed
     text, source = os.environ.get("REACTLINGS_SEED", ""), "REACTLINGS_SEED"
@@ -123,6 +124,8 @@ def read_seed(args) -> int:
         source = str(args.seed_file)
         text = seed_file_text(args.seed_file)
     elif not text.strip():
+        if "REACTLINGS_SEED" in os.environ:
+            raise LessonError("seed_variable_empty")
         if args.seed_required:
             raise LessonError("seed_needed")
         return DEFAULT_SEED

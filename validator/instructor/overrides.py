@@ -381,8 +381,9 @@ def override_command(out: Path, student: str, target_text: str, points_text: str
     table = read_table(path)
     overrides_of(table, path)  # a file that can't be read as overrides is not written over
     students = Class(book["students"])
-    record = students.find(student.strip())
-    wanted = Override(0, student.strip(), target_of(target_text.strip()), 0, " ".join(comment.split()))
+    student = unmarked(student.strip())  # the name as grades.csv shows it, as a row of overrides.csv may
+    record = students.find(student)
+    wanted = Override(0, student, target_of(target_text.strip()), 0, " ".join(comment.split()))
     aim = target(record, wanted, book["todos"]) if record and record.get("todos") else None
     if aim is None:
         raise LessonError("override_refused", why=why_not(record, wanted, book["lesson"], lang, students))

@@ -22,8 +22,8 @@ shard, and their grades with it.
 
 `--shard auto` reads the shard from the engine that runs it: a Kubernetes Indexed Job's
 JOB_COMPLETION_INDEX (0 to completions-1; Kubernetes gives no count: `--shard auto/N`), a Slurm
-array's SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT (any contiguous range,
-`--array=1-N` or `0-(N-1)`). A GitHub Actions matrix sets no variable: the workflow passes
+array's SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_MAX and SLURM_ARRAY_TASK_COUNT
+(any contiguous range, `--array=1-N` or `0-(N-1)`: MAX - MIN + 1 is COUNT). A GitHub Actions matrix sets no variable: the workflow passes
 `--shard ${{ matrix.shard }}/N` (recipes.py).
 """
 from __future__ import annotations
@@ -137,7 +137,9 @@ def _from_engine(given: str, count: int | None, environ: dict[str, str]) -> tupl
 
 
 def _number(environ: dict[str, str], variable: str, given: str) -> int:
-    value = environ.get(variable, "")
+    if variable not in environ:
+        raise LessonError("shard_auto_unset", given=given, variable=variable)
+    value = environ[variable]
     if not value.strip().isdigit():
         raise LessonError("shard_auto_variable", given=given, variable=variable, value=value)
     return int(value)

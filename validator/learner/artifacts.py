@@ -32,11 +32,12 @@ def write_results(grade, fmt: str, output: Path | None, lang: str, show_seed: bo
 
 def page_path(given: str | None, lesson, graded: Path, option: str = "--html") -> Path | None:
     """Where --html writes the page: PATH, else workspace/traces/LESSON.html; None without --html.
-    Never a Python file, so never the learner's code."""
+    Never a Python file or a notebook, so never the learner's code (nor is --otel's or --output's
+    file: `option`)."""
     if given is None:
         return None
     path = Path(given) if given else workspace.trace_page(lesson)
-    if path.suffix.lower() in (*importlib.machinery.SOURCE_SUFFIXES, ".pyc") or (
+    if path.suffix.lower() in (*importlib.machinery.SOURCE_SUFFIXES, ".pyc", ".ipynb") or (
             path.exists() and path.resolve() == Path(graded).resolve()):
         raise LessonError("page_not_python", option=option, path=given)
     return path

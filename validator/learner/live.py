@@ -337,6 +337,9 @@ def run_live(lesson: Lesson, path, model: str | None, lang: str, console: Consol
             if live_model.unreachable and failure_key != "unreachable":  # their client said it its own way
                 console.print(Text(say("live_unreachable", lang, url=base_url, error=live_model.unreachable),
                                    style="red"))
+            if live_model.status in (401, 403, 404) and failure_key not in (None, ModelFailed.problem):
+                console.print(Text(say("live_refused_key" if live_model.status != 404 else "live_not_found", lang,
+                                       url=base_url, model=model_name, status=live_model.status), style="red"))
             if failure_key and (live_model.unreachable or live_model.status in (401, 403, 404)):
                 break  # no server, a refused key, an unknown model or URL: the next questions would fail the same way
     finally:

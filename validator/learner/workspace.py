@@ -40,6 +40,8 @@ def working_copy(lesson: Lesson) -> tuple[Path, bool]:
     path = folder() / lesson.exercise.name
     if path.exists():
         return path, False
+    if path.is_symlink():  # a dangling link: copying the exercise would write wherever it points
+        raise LessonError("broken_link", path=path, target=os.readlink(path))
     if not lesson.exercise.is_file():
         raise LessonError("no_such_file", path=lesson.exercise)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -78,11 +80,54 @@ def _state_path() -> Path:
 
 
 def load_state() -> dict:
+    """The learner's progress. A file the kit can't read as progress (cut short by a crash, edited
+    by hand) is never dropped in silence: it is copied into backups/, the learner told so, and
+    whatever of it is well-formed kept."""
+    path = _state_path()
     try:
-        state = json.loads(_state_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return {"lessons": {}, "hints": {}}
-    return state if isinstance(state, dict) else {"lessons": {}, "hints": {}}
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    try:
+        read = json.loads(text)
+    except ValueError:
+        read = None
+    state = _well_formed(read)
+    if not isinstance(read, dict) or state != {"lessons": {}, "hints": {}, **read}:
+        _set_aside(path)
+        save_state(state)  # told once: the next command reads what was kept
+    return state
+
+
+def _well_formed(read) -> dict:
+    """The parts of `read` shaped as save_state writes them: per lesson its scores, and per lesson
+    each TODO's hint level seen."""
+    read = read if isinstance(read, dict) else {}
+
+    def table(value, fits) -> dict:
+        return {key: entry for key, entry in value.items() if fits(entry)} if isinstance(value, dict) else {}
+
+    def counts(entry) -> bool:  # bool is an int: a lesson's "passed" is one of its counts
+        return isinstance(entry, dict) and all(isinstance(value, int) and value >= 0 for value in entry.values())
+
+    return {"lessons": table(read.get("lessons"), counts), "hints": table(read.get("hints"), counts)}
+
+
+def _set_aside(path: Path) -> None:
+    """Copy an unreadable progress file into backups/ before it is written over, and say so."""
+    from validator.console import stderr
+    from validator.lessons import default_lang, say
+    backups = folder() / BACKUPS
+    backups.mkdir(parents=True, exist_ok=True)
+    stamp, number = time.strftime("%Y%m%d-%H%M%S"), 1
+    backup = backups / f"progress.{stamp}.json"
+    while backup.exists():
+        number += 1
+        backup = backups / f"progress.{stamp}-{number}.json"
+    shutil.copyfile(path, backup)
+    stderr().print(say("progress_unreadable", default_lang(), path=path, backup=backup), markup=False)
 
 
 def save_state(state: dict) -> None:
