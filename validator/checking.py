@@ -672,7 +672,9 @@ def expect_unknown_tool_said(error, name: str, got, known: Iterable[str] = ()) -
     others = [tool for tool in known if tool != name]
     listed = isinstance(error, str) and len(others) > 0 and not CRASH_WORDS.search(error) and sum(
         bool(re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", error)) for tool in others) >= min(2, len(others))
-    ran = isinstance(error, str) and re.search(rf"{re.escape(name)}\W{{0,3}}(?:failed|raised|crashed)", error)
+    # "x failed: 'x'" (a KeyError's text) is a crash; "call to 'x' failed: no such tool" says why
+    ran = isinstance(error, str) and re.search(rf"{re.escape(name)}\W{{0,3}}(?:failed|raised|crashed)(.*)", error)
+    ran = ran and not UNKNOWN_TOOL.search(ran.group(1))
     expect(isinstance(error, str) and (UNKNOWN_TOOL.search(error) or listed) and not ran, "unknown_tool_not_said",
            name=name, got=shown(got))
 
@@ -812,6 +814,13 @@ def argument_errors(world, name, args) -> list[str]:
     return ["unexpected keyword argument", *([bound] if bound else [])]
 
 
+def names_every_argument(result, args) -> bool:
+    """An error text of the learner's own that names each argument the tool does not take, as code
+    that checks them against the tool's parameters before calling it writes: it tells the model
+    what was wrong as well as Python's "unexpected keyword argument 'x'" does."""
+    return isinstance(result, str) and all(re.search(rf"(?<!\w){re.escape(key)}(?!\w)", result) for key in args)
+
+
 def expect_bare_results(run, call_text: Callable[[ToolCall], str]) -> None:
     """Each tool message holds the result as execute_tool returns it, nothing around it: the model
     reads the message as the value itself ("Result: 30" becomes add(a='Result: 30', …)). A lesson
@@ -902,9 +911,12 @@ def expect_answer(run: AgentRun, expected: str, explain: Callable, key: str = "a
 def expect_system_prompt_used(learner: Learner, content) -> None:
     """A system message's `content` is the file's SYSTEM_PROMPT, when the file sets it to a string
     as written (one built as the file runs is taken as it is): not "SYSTEM_PROMPT", the name in
-    quotes, which leaves the model without its instructions."""
+    quotes, which leaves the model without its instructions. Its words are what count: a prompt
+    sent stripped or dedented (textwrap.dedent(SYSTEM_PROMPT).strip()) is the same prompt."""
     prompt = learner.constant("SYSTEM_PROMPT", (str,))
-    expect(prompt is None or content == prompt, "system_prompt_not_used", got=quoted(content), expected=quoted(prompt))
+    same_words = isinstance(content, str) and prompt is not None and content.split() == prompt.split()
+    expect(prompt is None or content == prompt or same_words,  # stripped or dedented, it is the same prompt
+           "system_prompt_not_used", got=quoted(content), expected=quoted(prompt))
 
 
 def expect_system_prompt_sent(learner: Learner, run: AgentRun) -> None:

@@ -9,9 +9,9 @@ import re
 
 from validator.checking import (Fail, ToolBox, argument_errors, check, content_text, expect, expect_answer,
                                 expect_asked_once, expect_bare_results, expect_fresh_start, expect_history_kept,
-                                expect_own_fallback, expect_question_asked, expect_step_limit,
-                                expect_unknown_tool_said, quoted, raised_in, registry_arg, shown, tool_arg,
-                                tool_call_text, unseen)
+                                expect_own_fallback, expect_question_asked, expect_step_limit, expect_unknown_tool_said,
+                                names_every_argument, quoted, raised_in, registry_arg, shown, tool_arg, tool_call_text,
+                                unseen)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -112,8 +112,9 @@ def test_keyword_arguments(learner, world):
 def test_returns_text(learner, world):
     v = numbers(world, "arithmetic")
     args = {"a": v["a"], "b": v["b"]}
-    result, _ = run_execute_tool(learner, world, "multiply", args)
+    result, calls = run_execute_tool(learner, world, "multiply", args)
     expected = str(v["a"] * v["b"])
+    expect(calls, "tool_not_called", name="multiply", args=args, got=shown(result))  # the tool's result, not one worked out
     expect(isinstance(result, str), "not_text", got=shown(result), kind=type(result).__name__,
            expected=repr(expected))
     expect(result == expected, "tool_result_wrong", name="multiply", args=args, got=shown(result),
@@ -128,6 +129,18 @@ def test_runs_the_tool_once(learner, world):
     result, calls = run_execute_tool(learner, world, "multiply", args)
     expect(calls, "tool_not_called", name="multiply", args=args, got=shown(result))
     expect(len(calls) == 1, "tool_ran_twice", name="multiply", args=args, times=len(calls))
+
+
+def expect_known_tool_runs(learner, world):
+    """A tool the registry holds runs: an execute_tool that gives every name the unknown-tool text
+    (or never looks anything up) says nothing about which tools there are."""
+    v = numbers(world, "arithmetic")
+    args = {"a": v["a"], "b": v["b"]}
+    try:
+        result, calls = run_execute_tool(learner, world, "multiply", args)
+    except Fail:
+        return  # it raised: the checks of running a tool say so
+    expect(calls, "known_tool_not_run", args=args, got=shown(result), tools=", ".join(ALL_TOOLS))
 
 
 def runs_per_call(learner, world, name, args) -> int:
@@ -155,12 +168,14 @@ def test_unknown_tool(learner, world):
     ran = calls or str(result).strip() == str(v["a"] + v["c"])
     expect(not ran and isinstance(result, str) and "add" in result, "tool_outside_registry", args=args,
            got=shown(result), tools=", ".join(others))
+    expect_known_tool_runs(learner, world)
 
 
 @check("1.2", points=1, en="a tool that raises gives an error text, not a crash", zh="工具抛异常时返回错误文本，而不是崩溃")
 def test_tool_that_raises(learner, world):
     args = {"a": numbers(world, "arithmetic")["c"], "b": 0}
-    result, _ = run_execute_tool(learner, world, "divide", args, crash_key="tool_crashed")
+    result, calls = run_execute_tool(learner, world, "divide", args, crash_key="tool_crashed")
+    expect(calls, "tool_not_called", name="divide", args=args, got=shown(result))  # its own error, not one typed in
     expect_error_text(result, "divide", args, "division by zero")
     # Exceptions of classes the other checks never raise: a ValueError, and one of the tool's own
     # class (a RuntimeError in your process). An except that lists the classes met so far misses them.
@@ -177,6 +192,7 @@ def test_tool_that_raises(learner, world):
                 raise
             raise Fail("tool_error_not_caught", detail=failure.detail, name=name, args=args,
                        type=failure.params["type"], message=failure.params["message"]) from None
+        expect(toolbox.calls, "tool_not_called", name=name, args=args, got=shown(result))
         error = next((str(call.output) for call in toolbox.calls if call.failed), None)
         if name == "exchange_rate" and error:  # it ran, and raised KeyError('JPY'): 'JPY' is its message
             expect(isinstance(result, str) and args["currency"] in result, "tool_keyerror_as_unknown", name=name,
@@ -190,7 +206,13 @@ def test_wrong_arguments(learner, world):
     v = numbers(world, "arithmetic")
     args = {"x": v["a"], "y": v["b"]}  # a model that guessed the parameter names
     result, _ = run_execute_tool(learner, world, "multiply", args, crash_key="tool_crashed")
-    expect_error_text(result, "multiply", args, *argument_errors(world, "multiply", args))
+    if not names_every_argument(result, args):  # else Python's own words for the call
+        expect_error_text(result, "multiply", args, *argument_errors(world, "multiply", args))
+    # An execute_tool that never runs the tool, even with the arguments it takes, only types such an
+    # error in (a check of the signature before the call gives it rightly, without a run).
+    right = {"a": v["a"], "b": v["b"]}
+    result, calls = run_execute_tool(learner, world, "multiply", right, crash_key="tool_crashed")
+    expect(calls, "tool_not_called", name="multiply", args=right, got=shown(result))
 
 
 # ---------------------------------------------------------------- TODO 1.3 react_agent
@@ -315,6 +337,10 @@ def test_two_real_tool_calls(learner, world):
             expect(times < 2, "loop_tool_ran_twice", call=call_text_of(ran), times=times)
     expect(got == expected, "tool_calls_wrong", got=", ".join(map(call_text_of, run.tool_calls)) or "none",
            expected=f"multiply(a={v['a']}, b={v['b']}), add(a={product}, b={v['c']})")
+    # each after the model asked for it: not run ahead from what the question says
+    unasked = next((c for c in run.tool_calls if c not in run.asked_for()), None)
+    expect(unasked is None, "tool_not_asked_yet", call=call_text_of(unasked) if unasked else "",
+           round=unasked.round if unasked else 0)
 
 
 @check("1.3", points=1, en="three tools in a row, each on the result before", zh="连续三个工具，每个都用上一个的结果")
@@ -345,7 +371,9 @@ def test_history(learner, world):
                got=str(ran.output) if ran else "", ran=call_text_of(ran) if ran else "")
         expect(False, "observation_not_appended", call=tool_call_text(first), result=result, got=shown(messages))
     before = messages[found[0] - 1] if found[0] else {}
-    said = content_text(before)  # the decision itself, or text that holds all of it: its name and every argument
+    # the decision itself, or text that holds all of it (its name and every argument): in the content, or
+    # in fields a chat API gives an assistant turn besides it (tool_calls, with a content of None)
+    said = " ".join([content_text(before), *(shown(v) for k, v in before.items() if k not in ("role", "content"))])
     args = first.get("args") if isinstance(first.get("args"), dict) else {}
     holds = before.get("content") == first or (first["name"] in said and all(str(v) in said for v in args.values()))
     expect(before.get("role") == "assistant" and holds, "decision_not_appended", decision=shown(first),
@@ -372,6 +400,14 @@ def test_unknown_decision_type(learner, world):
     ok = isinstance(run.answer, str) and kind in run.answer and not run.tool_calls and len(run.exchanges) == 1
     expect(ok, "unknown_type_not_named", decision=shown(decision), kind=kind, got=quoted(run.answer),
            calls=len(run.exchanges))
+    # A loop that stops at any first decision names this type too: it must go on at a 'tool' one.
+    try:
+        known = run_agent(learner, world, "arithmetic")
+    except Fail:
+        return  # a loop that fails on tool decisions: the task's own checks say why
+    first = known.exchanges[0].decision if known.exchanges else {}
+    expect(not (len(known.exchanges) == 1 and first.get("type") == "tool" and not known.tool_calls),
+           "known_type_ended", decision=shown(first), got=quoted(known.answer))
 
 
 @check("1.3", points=1, en="a model that never finishes, even on errors: exactly max_steps calls, then a fallback; an answer on the last step is kept",
@@ -417,7 +453,28 @@ def test_returns_content(learner, world):
         explain(run, learner=learner, world=world)
         raise Fail("no_final_decision", calls=len(run.exchanges), got=quoted(run.answer))
     got = run.answer.strip() if isinstance(run.answer, str) else run.answer
+    if not results_of_execute_tool(learner, world, run):  # else the loop did its part: TODO 1.2's checks judge
+        run.expect_from_model(final["content"])  # a final decision reached on results typed in is no answer
     expect(got == final["content"], "raw_decision", got=quoted(run.answer), expected=final["content"])
+
+
+def results_of_execute_tool(learner, world, run) -> bool:
+    """Whether each tool result the run sent back is what your execute_tool returns on its own for that
+    decision, without running any tool: the loop handed on execute_tool's text, as it should."""
+    compared = False
+    for number, exchange in enumerate(run.exchanges[:-1], start=1):
+        decision = exchange.decision
+        if decision.get("type") != "tool" or not isinstance(decision.get("args"), dict):
+            continue
+        try:
+            result, calls = run_execute_tool(learner, world, decision.get("name"), decision["args"], registry=LOOP_TOOLS)
+        except Fail:
+            return False
+        sent = [content_text(m) for m in run.exchanges[number].messages if m.get("role") == "tool"]
+        if calls or str(result) not in sent:
+            return False
+        compared = True
+    return compared
 
 
 @check("1.2", points=1, en="an unknown tool's error says there is no such tool, not that it failed",
@@ -427,6 +484,7 @@ def test_unknown_tool_said(learner, world):
     args = {"expression": f"{v['a']} * {v['d']} + {v['c']}"}
     result, _ = run_execute_tool(learner, world, "calculator", args, crash_key="unknown_tool_crashed")
     expect_unknown_tool_said(result, "calculator", result, ALL_TOOLS)
+    expect_known_tool_runs(learner, world)
 
 
 @check("1.3", points=1, en="the step limit's message is the agent's own, not the question handed back",

@@ -10,8 +10,8 @@ import re
 
 from validator.checking import (Fail, ToolBox, argument_errors, check, content_text, expect, expect_answer,
                                 expect_bare_results, expect_fresh_start, expect_history_kept, expect_own_fallback,
-                                expect_question_asked, expect_step_limit, expect_unknown_tool_said, quoted, shown,
-                                tool_arg, tool_call_text, unseen, wraps_result)
+                                expect_question_asked, expect_step_limit, expect_unknown_tool_said,
+                                names_every_argument, quoted, shown, tool_arg, tool_call_text, unseen, wraps_result)
 
 LOOP_TOOLS = ["add", "multiply", "subtract"]  # the registry the checks give your loop
 ALL_TOOLS = ["add", "multiply", "subtract", "divide"]
@@ -308,7 +308,8 @@ def test_wrong_arguments(learner, world):
     v = numbers(world, "wrong_args")
     args = {"x": v["b"], "y": v["d"]}  # what the model writes first in the wrong_args task
     result, _ = run_execute_tool(learner, world, "multiply", args)
-    expect_error_text(result, "multiply", args, *argument_errors(world, "multiply", args))
+    if not names_every_argument(result, args):  # else Python's own words for the call
+        expect_error_text(result, "multiply", args, *argument_errors(world, "multiply", args))
 
 
 @check("1.4", points=1, en="args that are not an object give an error text", zh="args 不是对象时返回错误文本")
