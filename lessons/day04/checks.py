@@ -382,6 +382,36 @@ def expect_not_claimed(got: str, labels: list, present: str, missing: str):
            present=present, missing=missing)
 
 
+def drawn_labels(world, kind: str) -> list[list[str]]:
+    """Two label lists of one kind, drawn for the seed being graded, four or five labels long (longer than
+    the fixed ones): a format_error that looks the fixed lists up in a table of its own fails them.
+    "input": an Action, no Action Input; "action": an Action Input last, no Action; "both": neither;
+    "none": a Final Answer, or an Action then its Action Input."""
+    rng = random.Random(f"day04:labels:{kind}:{world.seed}")
+
+    def fillers(count):
+        return [rng.choice(("Thought", "Observation")) for _ in range(count)]
+    drawn = []
+    for number in range(2):
+        length = rng.randint(4, 5)
+        if kind == "both":
+            labels = fillers(length)
+        elif kind == "action":
+            labels = fillers(length - 1) + ["Action Input"]
+        elif kind == "input":
+            labels = fillers(length - 1)
+            labels.insert(rng.randint(0, length - 1), "Action")
+        elif number == 0:  # a Final Answer somewhere
+            labels = fillers(length - 1)
+            labels.insert(rng.randint(0, length - 1), "Final Answer")
+        else:  # an Action, then its Action Input last
+            labels = fillers(length - 2)
+            labels.insert(rng.randint(0, length - 2), "Action")
+            labels.append("Action Input")
+        drawn.append(labels)
+    return drawn
+
+
 def error_of(learner, labels: list[str]):
     return learner.call("format_error", labels)
 
@@ -393,7 +423,7 @@ def is_message(value) -> bool:
 @check("2.1", points=1, en="an Action with no Action Input: a message that asks for one",
        zh="有 Action 没有 Action Input：提示模型补上")
 def test_error_missing_input(learner, world):
-    for labels in (["Thought", "Action"], ["Action"], ["Thought", "Action", "Thought"]):
+    for labels in (["Thought", "Action"], ["Action"], ["Thought", "Action", "Thought"], *drawn_labels(world, "input")):
         got = error_of(learner, labels)
         expect(is_message(got), "error_missing_input", labels=labels, got=shown(got))
         expect("action input" in got.lower(), "error_not_named", labels=labels, got=shown(got),
@@ -404,7 +434,7 @@ def test_error_missing_input(learner, world):
 @check("2.1", points=1, en="an Action Input with no Action before it: a message",
        zh="Action Input 前面没有 Action：返回提示")
 def test_error_missing_action(learner, world):
-    for labels in (["Thought", "Action Input"], ["Action Input"]):
+    for labels in (["Thought", "Action Input"], ["Action Input"], *drawn_labels(world, "action")):
         got = error_of(learner, labels)
         expect(is_message(got), "error_missing_action", labels=labels, got=shown(got))
         # says what is missing: "Action Input" alone names the other line; "没有Action行" names it (no \b
@@ -417,7 +447,7 @@ def test_error_missing_action(learner, world):
 @check("2.1", points=1, en="neither an Action nor a Final Answer: a message that names both",
        zh="既没有 Action 也没有 Final Answer：提示里两条出路都要提到")
 def test_error_missing_both(learner, world):
-    for labels in ([], ["Thought"], ["Thought", "Observation"]):
+    for labels in ([], ["Thought"], ["Thought", "Observation"], *drawn_labels(world, "both")):
         got = error_of(learner, labels)
         expect(is_message(got), "error_missing_both", labels=labels, got=shown(got))
         for label in ("Final Answer", "Action"):
@@ -428,9 +458,14 @@ def test_error_missing_both(learner, world):
        zh="有 Final Answer，或者 Action 带着 Action Input：没有错误")
 def test_no_error(learner, world):
     for labels in (["Thought", "Final Answer"], ["Final Answer"], ["Thought", "Action", "Final Answer"],
-                   ["Thought", "Action", "Action Input"], ["Action", "Thought", "Action Input"]):
+                   ["Thought", "Action", "Action Input"], ["Action", "Thought", "Action Input"],
+                   *drawn_labels(world, "none")):
         got = error_of(learner, labels)
         expect(got is None or got == "", "error_unexpected", labels=labels, got=shown(got))
+    # "no error" says something only from a format_error that does give one for a broken reply
+    broken = [drawn_labels(world, kind)[0] for kind in ("input", "action", "both")]
+    verdicts = [error_of(learner, labels) for labels in broken]
+    expect(any(map(is_message, verdicts)), "error_missing_both", labels=broken[2], got=shown(verdicts[2]))
 
 
 # ---------------------------------------------------------------- TODO 2.2 parse_react_response
@@ -666,7 +701,15 @@ def test_parse_format_errors(learner, world):
 @check("2.1", points=1, en="each of the three mistakes gets its own message", zh="三种错误各有各的提示")
 def test_errors_differ(learner, world):
     cases = (["Thought", "Action"], ["Thought", "Action Input"], ["Thought"])
+    drawn = [drawn_labels(world, kind)[0] for kind in ("input", "action", "both")]  # and the seed's own
+    for cases in (cases, drawn):
+        expect_errors_differ(learner, cases)
+
+
+def expect_errors_differ(learner, cases):
     messages = [error_of(learner, labels) for labels in cases]
+    for labels, got, key in zip(cases, messages, ("error_missing_input", "error_missing_action", "error_missing_both")):
+        expect(is_message(got), key, labels=labels, got=shown(got))  # no message at all tells nothing apart
     for i, first in enumerate(cases):
         for j in range(i + 1, len(cases)):
             expect(not is_message(messages[i]) or messages[i] != messages[j], "errors_alike", got=shown(messages[i]),

@@ -160,6 +160,7 @@ def test_unknown_tool(learner, world):
                got=shown(result))
         expect(result.success is False, "tool_result_wrong", action=action, given=expression, got=shown(result),
                success=False, expected=action)
+    expect_known_tool_runs(learner, world)
 
 
 def near_names(names: list[str]) -> list[str]:
@@ -173,8 +174,19 @@ def near_names(names: list[str]) -> list[str]:
        zh="工具抛异常时返回带错误信息的失败结果")
 def test_tool_that_raises(learner, world):
     expression = f"{world.scenarios['calculator'].values['a']} / 0"  # the Calculator raises ValueError
-    result, _ = run_execute_tool(learner, world, "Calculator", expression)
+    result, calls = run_execute_tool(learner, world, "Calculator", expression)
+    expect(calls, "tool_not_called", got=shown(result))  # the tool's own error, not one typed in
     expect_tool_result(result, False, "division by zero", "Calculator", expression)
+
+
+def expect_known_tool_runs(learner, world):
+    """A tool of the list given runs: an execute_tool that calls every action unknown (or runs
+    nothing) says nothing about which tools there are."""
+    try:
+        result, calls = run_execute_tool(learner, world, "Calculator", "1 + 1")
+    except Fail:
+        return  # it raised, or returned no ToolResult: the first check of TODO 1.3 says so
+    expect(calls, "known_tool_not_run", got=shown(result))
 
 
 # ---------------------------------------------------------------- TODO 2.1 build_react_prompt
@@ -835,6 +847,7 @@ def test_unknown_tool_said(learner, world):
              if name not in given and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", str(result.output))]
     expect(not wrong, "unknown_tool_lists_other_tools", name="Translator", given=", ".join(given),
            wrong=", ".join(wrong), got=shown(result))
+    expect_known_tool_runs(learner, world)
 
 
 @check("4.1", points=1, en="the step limit's message is the agent's own, not the question handed back",
