@@ -88,6 +88,16 @@ def run_execute_tool(learner, world, name, arguments, registry=("get_quote", "Br
         raise Fail("tool_not_json_repr" if python_literal(result) else "tool_not_json", got=repr(result)) from None
 
 
+def error_text(result) -> str | None:
+    """What an error result says, as the model reads it: its "error" text, then the other text it
+    carries ({"error": "unknown tool", "message": "there is no tool named get_news"}, a shape many
+    APIs use). None for a result with no "error" key."""
+    if not (isinstance(result, dict) and "error" in result):
+        return None
+    others = [value for key, value in result.items() if key != "error" and isinstance(value, str)]
+    return " ".join([str(result["error"]), *others])
+
+
 def python_literal(text: str) -> bool:
     """Whether text that is not JSON is a Python literal: str() of a dict ({'price': 195.3}), True,
     None. Plain words ("unknown tool: get_news") are none."""
@@ -150,7 +160,7 @@ def test_error_result_unchanged(learner, world):
 @check("1.2", points=1, en="an unknown tool gives an error result", zh="未知工具返回错误结果")
 def test_unknown_tool(learner, world):
     result, _ = run_execute_tool(learner, world, "get_news", '{"ticker": "AAPL"}')
-    expect(isinstance(result, dict) and "get_news" in str(result.get("error", "")), "tool_json_wrong",
+    expect("get_news" in (error_text(result) or ""), "tool_json_wrong",
            name="get_news", arguments='{"ticker": "AAPL"}', got=shown(result),
            expected={"error": "unknown tool: get_news"})
     expect_tool_runs(learner, world)
@@ -159,7 +169,7 @@ def test_unknown_tool(learner, world):
 @check("1.2", points=1, en="a tool that raises gives an error result", zh="工具抛异常时返回错误结果")
 def test_tool_that_raises(learner, world):
     result, _ = run_execute_tool(learner, world, "Broken", "{}")
-    expect(isinstance(result, dict) and "HTTP 503" in str(result.get("error", "")), "tool_json_wrong",
+    expect("HTTP 503" in (error_text(result) or ""), "tool_json_wrong",
            name="Broken", arguments="{}", got=shown(result),
            expected={"error": "Broken failed: the service is down (HTTP 503)"})
     # A model's argument the tool does not take: get_quote(symbol=…) raises TypeError, not the
@@ -208,8 +218,14 @@ def test_messages_are_fresh(learner, world):
     first, second = world.scenarios["no_tool"].question, world.scenarios["compare"].question
     learner.call("build_messages", first)
     messages = learner.call("build_messages", second)
-    if not (isinstance(messages, list) and first not in str(messages)):
+    if not (isinstance(messages, list) and first not in str(not_system(messages))):
         fail_shared_history(learner, "build_messages")
+
+
+def not_system(messages: list) -> list:
+    """The messages but the system ones: a system prompt may quote an example question ("What is a
+    P/E ratio?" needs no tool), which is no earlier conversation."""
+    return [m for m in messages if not (isinstance(m, dict) and m.get("role") == "system")]
 
 
 def fail_shared_history(learner, func):
@@ -313,9 +329,10 @@ def explain_rejection(run, only_first=False):
 def expect_own_conversation(learner, world, run):
     """The run's first request asks its one question: another task's question there, or its own a
     second time, is a history shared between runs, said as TODO 2.1 says it. The questions are
-    counted in the messages that hold them, whatever their role: a system prompt sent as a user
-    message is a mistake of TODO 2.1's own, which its first check names, not a shared history."""
-    texts = [chat_text(m) for m in request_messages(run.exchanges[0])]
+    counted in the messages that hold them, whatever their role but system (the prompt may quote an
+    example question): a system prompt sent as a user message is a mistake of TODO 2.1's own, which
+    its first check names, not a shared history."""
+    texts = [chat_text(m) for m in not_system(request_messages(run.exchanges[0]))]
     own = run.scenario.question
     others = {s.question for s in world.scenarios.values()} - {own}
     if sum(own in text for text in texts) > 1 or any(q in text for q in others if q not in own for text in texts):
@@ -724,7 +741,7 @@ def expect_tool_offered(run):
        zh="未知工具的错误说明没有这个工具，而不是说它执行失败")
 def test_unknown_tool_said(learner, world):
     result, _ = run_execute_tool(learner, world, "get_news", '{"ticker": "AAPL"}')
-    expect_unknown_tool_said(result.get("error") if isinstance(result, dict) else result, "get_news", result,
+    expect_unknown_tool_said(error_text(result) if isinstance(result, dict) else result, "get_news", result,
                              ["get_quote", "Broken"])
     # get_quote is in the file's global TOOL_IMPL but not in the tool_impl handed in: for this
     # execute_tool it does not exist either (a lookup in TOOL_IMPL, then tool_impl[name], says
@@ -732,7 +749,7 @@ def test_unknown_tool_said(learner, world):
     arguments = json.dumps({"ticker": world.scenarios["one_quote"].values["stock"]})
     result, _ = run_execute_tool(learner, world, "get_quote", arguments, registry=["Broken"])
     try:
-        expect_unknown_tool_said(result.get("error") if isinstance(result, dict) else result, "get_quote", result,
+        expect_unknown_tool_said(error_text(result) if isinstance(result, dict) else result, "get_quote", result,
                                  ["Broken"])
     except Fail:
         raise Fail("unknown_tool_global_registry", arguments=arguments, got=shown(result)) from None
