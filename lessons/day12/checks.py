@@ -8,11 +8,13 @@ with a 429 and `Retry-After: 7` (mock_llm/faults.py, fault_plan). `sleep` is the
 each wait without waiting, and refuses what time.sleep refuses (a str); time.sleep itself is
 refused at once in your code (lesson.yaml sleep_given) and passes at once in the SDK's. Numbers and names come from `world`, so another seed changes them.
 """
+import ast
 import math
+import re
 from urllib.parse import urlsplit
 
 from validator.checking import (Fail, check, expect, expect_observation_labelled, expect_own_fallback,
-                                expect_system_prompt_sent, learner_object,
+                                expect_system_prompt_sent, learner_object, model_words,
                                 read_final, read_request, quoted, registry_arg, shown, tool_arg, written_after_request)
 
 # A Retry-After value that no HTTP client reads as a number of seconds: the other form the header
@@ -383,6 +385,63 @@ def test_config_from_env(learner, world):
     empty = load_config(learner, env_of(world, OPENAI_BASE_URL="")).fields.get("base_url")
     expect(isinstance(empty, str) and empty.rstrip("/") == DEFAULT_BASE_URL, "base_url_empty_kept",
            got=shown(empty), expected=DEFAULT_BASE_URL)
+    # the grader's process has no OPENAI_* variable, so a setting read from os.environ, where `env`
+    # lacks it, changes nothing here: the source shows it
+    read = environ_read(learner.syntax_tree())
+    if read:
+        raise Fail("environ_read", code=read[0], line=read[1])
+
+
+ENVIRON = ("os.environ", "os.getenv", "environ", "getenv")  # the process's environment, as code names it
+
+
+def environ_read(tree: ast.Module | None) -> tuple[str, int] | None:
+    """(the code, its line) where load_config, or a function of the file it calls, reads the
+    process's environment: os.environ or os.getenv, or a module-level name made from them (a copy
+    taken at import). Its default argument (env=os.environ) is not a read."""
+    if tree is None:
+        return None
+    names = lambda node: [n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
+    copies = {t.id for n in tree.body if isinstance(n, ast.Assign)
+              for t in n.targets if isinstance(t, ast.Name) and any(ast.unparse(m) in ENVIRON for m in names(n.value))}
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    seen, todo = set(), ["load_config"]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        own = {a.arg for a in ast.walk(defs[name].args) if isinstance(a, ast.arg)}  # a parameter named environ
+        fallback = {id(n) for n in when_not_given(defs[name], own) for n in ast.walk(n)}
+        for statement in defs[name].body:
+            for node in names(statement):
+                if isinstance(node, ast.Name) and node.id in own or id(node) in fallback:
+                    continue
+                if ast.unparse(node) in ENVIRON or isinstance(node, ast.Name) and node.id in copies:
+                    return ast.unparse(node), node.lineno
+                if isinstance(node, ast.Name):
+                    todo.append(node.id)
+    return None
+
+
+def when_not_given(function: ast.FunctionDef, params: set[str]) -> list[ast.AST]:
+    """The code that runs only when a parameter is not given (`if env is None: env = os.environ`,
+    `os.environ if env is None else env`, `env or os.environ`): a fallback for calls without one,
+    which the checks never make."""
+    def missing(test, negated=False) -> bool:  # `param is None` (or `is not None`, negated)
+        return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in params
+                and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot if negated else ast.Is)
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+    found = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.If) and missing(node.test):
+            found += node.body
+        elif isinstance(node, ast.IfExp) and (missing(node.test) or missing(node.test, negated=True)):
+            found.append(node.body if missing(node.test) else node.orelse)
+        elif (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and isinstance(node.values[0], ast.Name)
+              and node.values[0].id in params):
+            found += node.values[1:]
+    return found
 
 
 def expect_timeout(timeout, expected: float):
@@ -421,8 +480,8 @@ def test_config_optional(learner, world):
     fraction = e["timeout"] + 0.5  # seconds need not be whole: int("20.5") raises
     expect_timeout(load_config(learner, env_of(world, OPENAI_TIMEOUT=f"{fraction:g}")).fields.get("timeout"), fraction)
     bare = load_config(learner, env_of(world))
-    expect(bare.fields.get("fallback_model") is None, "config_field_wrong", field="fallback_model",
-           variable="OPENAI_FALLBACK_MODEL", expected=None, got=shown(bare.fields.get("fallback_model")))
+    expect(bare.fields.get("fallback_model") is None, "optional_unset_not_none", field="fallback_model",
+           variable="OPENAI_FALLBACK_MODEL", got=shown(bare.fields.get("fallback_model")))
     timeout = bare.fields.get("timeout")
     if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout == DEFAULT_TIMEOUT):
         expect_readme_constant(learner, "DEFAULT_TIMEOUT", timeout=shown(timeout))
@@ -508,8 +567,8 @@ def test_config_fallback_server(learner, world):
         expect(value == e[field], "config_field_wrong", field=field, variable=variable, expected=e[field],
                got=shown(value))
     bare = load_config(learner, env_of(world)).fields
-    expect(bare.get("fallback_base_url") is None, "config_field_wrong", field="fallback_base_url",
-           variable="OPENAI_FALLBACK_BASE_URL", expected=None, got=shown(bare.get("fallback_base_url")))
+    expect(bare.get("fallback_base_url") is None, "optional_unset_not_none", field="fallback_base_url",
+           variable="OPENAI_FALLBACK_BASE_URL", got=shown(bare.get("fallback_base_url")))
     # unset, the fallback's key is the same key: None says it, and so does the primary's key
     expect(bare.get("fallback_api_key") in (None, e["api_key"]), "fallback_key_default",
            got=shown(bare.get("fallback_api_key")))
@@ -546,6 +605,12 @@ def test_client_endpoint(learner, world):
     expect(exchange.url == expected, "wrong_url", url=exchange.url, expected=expected, base_url=e["base_url"])
     key = sent_key(exchange)
     expect(key == e["api_key"], "wrong_key", got=masked(key), expected=masked(e["api_key"]))
+    # a second config, in the same process: the fallback server's, as run_agent gives it
+    other = one_request(learner, world, base_url=e["fallback_base_url"], api_key=e["fallback_api_key"])
+    expected = chat_url(e["fallback_base_url"])
+    expect(other.url == expected and sent_key(other) == e["fallback_api_key"], "client_reused",
+           url=other.url, expected=expected, base_url=e["fallback_base_url"], got=masked(sent_key(other)),
+           wanted=masked(e["fallback_api_key"]))
 
 
 @check("1.2", points=1, en="a timeout of its own: config.timeout, not the SDK's ten minutes",
@@ -951,10 +1016,26 @@ def expect_answer(run, failure, world, *expected):
         raise failure
     for text in expected:
         if not (isinstance(run.answer, str) and text in run.answer):
+            expect_replies_kept(run)
             expect_observation_labelled(run.tool_calls, run.exchanges)
         expect(isinstance(run.answer, str) and text in run.answer, "answer_missing", expected=text,
                got=shown(run.answer))
         run.expect_from_model(text)
+
+
+def expect_replies_kept(run):
+    """Each reply that asked for a tool is in the request after it, as an assistant message: the
+    model reads its own earlier steps from the messages, and without them asks for the same tool
+    again, and never finishes."""
+    for number, (exchange, after) in enumerate(zip(run.exchanges, run.exchanges[1:]), start=2):
+        asked = read_request(model_words(exchange) or "")
+        if asked is None:
+            continue
+        action = re.compile(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", re.IGNORECASE)
+        messages = after.request.get("messages")
+        kept = any(isinstance(m, dict) and m.get("role") == "assistant" and action.search(str(m.get("content") or ""))
+                   for m in messages if isinstance(messages, list))
+        expect(kept, "reply_not_kept", request=number, tool=asked[0], input=asked[1])
 
 
 @check("3.1", points=1, en="one tool, the system prompt first: the answer quotes its real result",
@@ -963,7 +1044,12 @@ def test_one_tool(learner, world):
     run, failure = agent(learner, world, "weather")
     city = run.scenario.values["city"]
     expect_answer(run, failure, world, world.weather[city])
+    final = read_final(model_words(run.exchanges[-1]) or "")
+    expect(not RAW_REPLY.search(run.answer), "raw_reply", got=run.answer, expected=final and final.strip())
     expect_system_prompt_sent(learner, run)
+
+
+RAW_REPLY = re.compile(r"Final[ _]?Answer\s*[:：]|^\s*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)  # labels: the whole reply
 
 
 @check("3.1", points=1, en="two tools in turn: weather, then the calculator", zh="依次用两个工具：先查天气，再计算")
@@ -1024,6 +1110,7 @@ def on_fallback_server(learner, world, scenario, model, unused="fallback_server_
     urls = [x.url for x in run.exchanges]
     if chat_url(e["fallback_base_url"]) not in urls:
         expect_complete_gives_up(learner, world)
+        expect_client_per_config(learner, world)
         expect_switch_per_run(learner, world)
         if failure and "api_key" in failure.params["message"] and not changes.get("fallback_api_key"):
             raise Fail("fallback_key_none", type=failure.params["type"], message=failure.params["message"])
@@ -1033,9 +1120,22 @@ def on_fallback_server(learner, world, scenario, model, unused="fallback_server_
     return run, urls.index(chat_url(e["fallback_base_url"])), failure
 
 
-def expect_attempts_before_switch(run, switch: int, expected: int):
+def expect_client_per_config(learner, world):
+    """make_client (TODO 1.2) builds a client for the config it is given, a second one too: one that
+    hands back the client of an earlier config never reaches the fallback server, whatever run_agent
+    asks of it."""
+    e = endpoint(world)
+    other = one_request(learner, world, base_url=e["fallback_base_url"], api_key=e["fallback_api_key"])
+    if other.url != chat_url(e["fallback_base_url"]):
+        raise first_fix("needs_client_per_config", url=other.url, base_url=e["fallback_base_url"])
+
+
+def expect_attempts_before_switch(learner, world, run, switch: int, expected: int):
     """The primary got `expected` requests before the switch (its replies, then config.max_attempts
-    = 2 failed attempts): more or fewer is the retry count's mistake, not the switch's."""
+    = 2 failed attempts): more or fewer is the retry count's mistake, not the switch's; complete's
+    (TODO 2.3) when it makes another number of attempts by itself."""
+    if switch != expected:
+        expect_complete_gives_up(learner, world)
     expect(switch == expected, "attempts_before_switch", got=switch, expected=expected,
            answers=", ".join(answer_of(x) for x in run.exchanges[:switch]))
 
@@ -1099,7 +1199,7 @@ def test_fallback_server_down_too(learner, world):
            message=failure.params["message"])
     expected = 2 + 1 + 2  # the primary's two attempts, the fallback's reply, its two failed attempts
     expect_no_sdk_retries(run)  # the SDK's own retries add requests the loop did not send
-    expect_attempts_before_switch(run, switch, 2)
+    expect_attempts_before_switch(learner, world, run, switch, 2)
     expect(len(run.exchanges) == expected, "fallback_asked_again", expected=expected, got=len(run.exchanges),
            answers=", ".join(answer_of(x) for x in run.exchanges))
 
@@ -1121,7 +1221,7 @@ def test_fallback_server_alone_down_too(learner, world):
     run, switch, failure = on_fallback_server(learner, world, "fahrenheit", failing(world, "ok,500*"))  # on each server
     expected = 2 * (1 + 2)  # on each server: a reply, then its two failed attempts
     expect_no_sdk_retries(run)  # the SDK's own retries add requests the loop did not send
-    expect_attempts_before_switch(run, switch, 1 + 2)
+    expect_attempts_before_switch(learner, world, run, switch, 1 + 2)
     if failure is not None and failure.params["type"] != "ModelUnavailable" and len(run.exchanges) < expected:
         raise failure  # it stopped on an error of its own (a request the server refused) before the servers did
     expect(len(run.exchanges) == expected, "fallback_server_asked_again", expected=expected,
@@ -1148,7 +1248,7 @@ def down_from_the_start(learner, world, spare: str, max_steps=None):
         raise Fail("no_fallback", fallback=spare,
                    ended=f"{failure.params['type']}: {failure.params['message']}" if failure else shown(run.answer))
     expect_no_sdk_retries(run)
-    expect_attempts_before_switch(run, models.index(spare), 2)
+    expect_attempts_before_switch(learner, world, run, models.index(spare), 2)
     return run, models.index(spare), failure
 
 
