@@ -535,7 +535,7 @@ def test_every_student_of_an_odd_class_gets_a_row_and_the_others_are_named(odd):
     for student, why in (("fifo", "unreadable"), ("gina", "bad zip"), ("huge", "too large"),
                          ("mal", "refused"), ("nat", "refused"), ("rob", "refused"), ("sam", "missing")):
         assert f"\n  {student}: {why}" in summary
-    assert "Ignored (not a .py file, .zip or folder): .DS_Store, alice.ipynb, notes.txt" in summary
+    assert "Ignored (hidden, or not a .py file, .zip or folder): .DS_Store, alice.ipynb, notes.txt" in summary
     assert done.stdout.splitlines()[-1].startswith("14 graded, 0 unchanged since the last run, 7 missing")
     clash = "one name, several submissions (dup.py, dup.zip): each graded on its own file; check which is whose"
     assert table["dup.py"]["flags"].startswith(clash) and table["dup.zip"]["flags"].startswith(clash)
