@@ -94,7 +94,8 @@ def message_text(content) -> str:
     return "" if content is None else str(content)
 
 
-QUESTION_LINE = re.compile(r"^\s*(?:Question|问题)\s*[:：]\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+# [^\S\n]: a space that is not a line's end, so a prompt of many empty lines is read in one pass
+QUESTION_LINE = re.compile(r"^[^\S\n]*(?:Question|问题)[^\S\n]*[:：][^\S\n]*(.+)$", re.IGNORECASE | re.MULTILINE)
 
 
 def question_of(payload) -> str:

@@ -346,6 +346,24 @@ def test_a_tree_deeper_than_pythons_recursion_limit_stops_nothing(control, tmp_p
     assert graded["max.zip:day06.py"]["score"] == 0 and graded["max.zip:day06.py"]["status"] == "graded"
 
 
+def test_a_prompt_built_to_slow_the_checks_costs_no_one_else_and_is_graded(control, tmp_path, monkeypatch):
+    """A red team's find: a correct agent that glues "Thought" and 60,000 spaces, never closed by a
+    colon, after each Observation of a long run. The checks' label patterns (Thought\\s*\\**\\s*:)
+    tried every split of the spaces, minutes of the worker's own time (which the child's limit
+    does not bound) a check, at full marks; a class of such files held every worker. Each pattern
+    now reads spaces one way. The run's backstop for the grader's time a student takes is set to
+    two minutes here: the attacker is graded (full marks: the agent works), not stopped by it."""
+    source = SOLUTION.read_text(encoding="utf-8")
+    observation = 'f"Observation: {step.observation}\\n"'
+    assert observation in source  # the solution writes each step's observation on a line of its own
+    padded = source.replace(observation, 'f"Observation: {step.observation}" + ("Thought" + " " * 60000 + "x" '
+                                         'if len(steps) >= 6 else "") + "\\n"')
+    monkeypatch.setenv("REACTLINGS_STUDENT_SECONDS", "120")
+    graded, _ = attacked(tmp_path, lambda subs: (subs / "mallory.py").write_text(padded, encoding="utf-8"))
+    innocents_untouched(control, graded)
+    assert (graded["mallory.py"]["status"], graded["mallory.py"]["score"]) == ("graded", 26)
+
+
 def take_apart(top: Path) -> None:
     """Remove a chain of folders too deep for shutil.rmtree, a level at a time."""
     while (top / "z").is_dir():

@@ -122,6 +122,49 @@ def test_the_key_the_seed_and_the_grader_are_out_of_sight(tmp_path):
     assert seen <= 2  # the jail's pid 1 and the sandbox itself
 
 
+IN_A_LOGIN_SESSION = """
+import ctypes, json, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+if libc.syscall(keyctl, ctypes.c_long(1), None) <= 0:  # KEYCTL_JOIN_SESSION_KEYRING: a login's own
+    sys.exit(77)
+secret = b"instructor-credential: hunter2"
+libc.syscall(add_key, b"user", b"instructor:token", secret, ctypes.c_size_t(len(secret)), ctypes.c_long(-3))
+code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+held = ctypes.create_string_buffer(4096)
+size = libc.syscall(keyctl, ctypes.c_long(11), ctypes.c_long(-3), held, ctypes.c_long(4096))
+keys = []
+for i in range(0, max(size, 0), 4):
+    text = ctypes.create_string_buffer(4096)
+    n = libc.syscall(keyctl, ctypes.c_long(11), ctypes.c_long(int.from_bytes(held.raw[i:i + 4], "little")), text,
+                     ctypes.c_long(4096))
+    keys.append(text.raw[:max(n, 0)].decode())
+print(json.dumps({"status": code, "keys": keys}))
+"""
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="keyctl's number known here only")
+def test_the_graders_keyrings_are_out_of_reach(tmp_path):
+    """A red team's find: the child held the session keyring of a grader started from a login (or
+    a service), with its owner's rights: it read the instructor's key, could rewrite it, and left
+    keys there that a classmate graded later read. Each child now starts with a keyring of its own
+    and its uid's keyrings empty."""
+    for name in ("aaron", "zoe"):  # graded one after the other by one worker
+        subs = submit(tmp_path, "read_keyrings", name=f"{name}.py", who=name).parent
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-c", IN_A_LOGIN_SESSION, sys.executable, "validate.py", "grade", "day06",
+                          str(subs), "--out", str(out), "--seed", SEED, "--jobs", "1"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if run.returncode == 77:
+        pytest.skip("no keyring to join here (keyctl refused)")
+    after = json.loads(run.stdout.splitlines()[-1])
+    assert after == {"status": 0, "keys": ["instructor-credential: hunter2"]}  # untouched, nothing left beside it
+    for name in ("aaron", "zoe"):
+        said = (out / "students" / name / "results.json").read_text(encoding="utf-8")
+        assert "ATTACK-RAN read_keyrings; found: [" in said and "hunter2" not in said
+        assert "left by" not in said.split("found: ", 1)[1].split("; left")[0]  # no classmate's key either
+
+
 def test_the_grader_cannot_be_stopped_or_killed(tmp_path):
     graded = attack(tmp_path, "kill_the_grader")  # it ends, with a result
     assert graded.returncode == 1 and graded.score == 0 and graded.findings

@@ -90,7 +90,7 @@ def expect_format_explained(first: str, later: str, parts: list[str]) -> None:
             expect(re.search(re.escape(label).replace(":", r"\**\s*[:：]"), prompt), key, line=label)
 
 
-GLUED_LABEL = re.compile(r"(?:Thought|Action|Observation|Final[ _]?Answer|Question)\s*\**\s*[:：]", re.IGNORECASE)
+GLUED_LABEL = re.compile(r"(?:Thought|Action|Observation|Final[ _]?Answer|Question)\s*(?:\*+\s*)?[:：]", re.IGNORECASE)
 
 
 def glued_on(observation: str, result: str) -> str | None:
@@ -710,7 +710,7 @@ def expect_observation_labelled(tool_calls, exchanges) -> None:
     for call in (c for c in tool_calls if not c.failed and c.output is not None):
         output = str(call.output).strip()
         later = prompts[call.round:]
-        labelled = re.compile(r"Observation\s*\**\s*[:：][^\n]*" + re.escape(output[:40]), re.IGNORECASE)
+        labelled = re.compile(r"Observation\s*(?:\*+\s*)?[:：][^\n]*" + re.escape(output[:40]), re.IGNORECASE)
         if output and any(output in p for p in later) and not any(labelled.search(p) for p in later):
             raise Fail("observation_unlabelled", tool=call.name, output=output)
 
@@ -776,7 +776,7 @@ def is_own_message(answer, run: AgentRun) -> bool:
 
 # a line of the model's words: its label, then what follows it (group 1). Not Final Answer: what
 # follows it is the answer the agent is to return.
-REPLY_LINE = re.compile(r"^[\s>*#-]*(?:Thought|Action|Action[ _]?Input|Observation)\s*\**\s*[:：]\s*\**\s*(.*)$",
+REPLY_LINE = re.compile(r"^[\s>*#-]*(?:Thought|Action|Action[ _]?Input|Observation)\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?(.*)$",
                         re.IGNORECASE)
 
 

@@ -385,7 +385,7 @@ def explain_transcript(learner, run):
         expect(run.scenario.question in users, "question_missing", request=number, question=run.scenario.question)
     for number, exchange in enumerate(exchanges[:-1], start=1):  # each request it acted on goes back
         asked = read_request(reply(exchange))
-        if asked and not re.search(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", prompt(exchanges[number]),
+        if asked and not re.search(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(asked[0])}", prompt(exchanges[number]),
                                    re.IGNORECASE):
             raise Fail("reply_not_kept", request=number + 1, tool=asked[0], input=asked[1])
     for number, exchange in enumerate(exchanges, start=1):  # the request's input, cut short or changed
@@ -590,7 +590,7 @@ def expect_rounds_kept(run):
         asked = read_request(reply(exchange))
         if asked:
             outputs = [str(c.output).strip() for c in run.tool_calls if c.round == number and str(c.output).strip()]
-            action = re.compile(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", re.IGNORECASE)
+            action = re.compile(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(asked[0])}", re.IGNORECASE)
             rounds.append((number, f"{asked[0]}({asked[1]!r})", action, outputs))
 
 

@@ -1031,7 +1031,7 @@ def expect_replies_kept(run):
         asked = read_request(model_words(exchange) or "")
         if asked is None:
             continue
-        action = re.compile(rf"Action\s*\**\s*[:：]\s*\**\s*{re.escape(asked[0])}", re.IGNORECASE)
+        action = re.compile(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(asked[0])}", re.IGNORECASE)
         messages = after.request.get("messages")
         kept = any(isinstance(m, dict) and m.get("role") == "assistant" and action.search(str(m.get("content") or ""))
                    for m in messages if isinstance(messages, list))

@@ -204,6 +204,7 @@ def sandbox(spec: dict, probe: bool) -> None:
     linux.write("/proc/self/oom_score_adj", "1000")  # out of memory, the learner's processes go first
     linux.drop_capabilities()  # the outer ones were lost entering our user namespace; these are its
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    linux.fresh_keyrings()  # none of the grader's, none a child of this uid left
     launching.set_rlimits(spec["limits"])
     os.chdir("/tmp")
     if probe:

@@ -55,6 +55,7 @@ def as_user(spec: dict, uid: int, probe: bool) -> None:
     linux.prctl(linux.PR_SET_DUMPABLE, 1)  # its /proc/self files its own again, as after an exec
     linux.drop_capabilities()
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    linux.fresh_keyrings()  # none of the grader's, none a child of this uid left
     os.chdir(spec["scratch"])
     if probe:
         launching.report_probe(spec, uid)

@@ -3,6 +3,7 @@ pivot_root, prctl, capset), and writing the /proc files a jail is set up by. Use
 and isolate_by_user.py before the learner's code runs: builtin modules and ctypes only.
 """
 import _signal
+import errno
 import os
 
 # Windows has no SIGKILL or SIGSTOP: the numbers keep this module importable there (no jail is built)
@@ -13,6 +14,12 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "loongarch64": 41, "ppc64le": 203, "ppc64": 203,
               "s390x": 217, "i686": 217, "i386": 217, "armv7l": 218, "armv6l": 218}
+
+# keyctl(2): the kernel's keyrings belong to no namespace; a process inherits its session keyring
+KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "loongarch64": 219, "ppc64le": 271, "ppc64": 271,
+          "s390x": 280, "i686": 288, "i386": 288, "armv7l": 311, "armv6l": 311}
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
 
 _LIBC = None
 
@@ -57,6 +64,27 @@ def pivot_root() -> None:
         raise OSError(f"pivot_root: no syscall number known for {os.uname().machine}")
     check(libc().syscall(number, b".", b"."), "pivot_root")
     check(libc().umount2(b".", MNT_DETACH), "umount the old root")
+
+
+def fresh_keyrings() -> None:
+    """A new, empty session keyring, and this uid's own keyrings emptied. Otherwise the learner's
+    code holds the grader's session keyring (a login's or a service's: credentials, tokens) with
+    the rights of its owner, can read and change what is in it, and can leave keys there, or in
+    the keyrings of a uid a later child gets again, for another student's code to read. Where
+    keyrings are not in the kernel or are refused to this process (a container's seccomp), the
+    learner's code meets the same refusal."""
+    import ctypes
+    number = KEYCTL.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"keyctl: no syscall number known for {os.uname().machine}")
+    call = libc().syscall
+    for operation, keyring in ((KEYCTL_JOIN_SESSION_KEYRING, None), (KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING),
+                               (KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING)):
+        if call(number, operation, ctypes.c_long(keyring) if keyring else None) == -1:
+            error = ctypes.get_errno()
+            if error in (errno.ENOSYS, errno.EPERM):
+                return
+            raise OSError(error, f"keyctl {operation}: {os.strerror(error)}")
 
 
 def drop_bounding_set() -> None:
