@@ -142,7 +142,13 @@ def expect_split(learner, line: str, expected, key: str = "split_wrong"):
         raise Fail("split_not_stripped", line=line, got=shown(got), expected=shown_pair(expected))
     if got is None and expected and expected[1] == "":
         raise Fail("split_empty_value", line=line, got=shown(got), expected=shown_pair(expected))
+    if pair and expected and got[0] == expected[0] and unquoted(got[1]) == unquoted(expected[1]):
+        raise Fail("split_quotes", line=line, got=shown(got), expected=shown_pair(expected))
     raise Fail(key, line=line, got=shown(got), expected=shown_pair(expected))
+
+
+def unquoted(text: str) -> str:
+    return re.sub(r"[\"'`“”‘’]", "", text).strip()
 
 
 def reference_head(line: str) -> str:
@@ -193,6 +199,9 @@ def test_split_full_width_and_bold(learner, world):
         (f"Action Input：{v['hot_city']}", ("Action Input", v["hot_city"])),
         (f"Final Answer：{v['city']} 的火车 {v['a']}:30 出发", ("Final Answer", f"{v['city']} 的火车 {v['a']}:30 出发")),
         ("**Action Input:**", ("Action Input", "")),  # an empty input, in bold
+        # the stars come off, quotes stay: parse_react_response takes one pair off the Action Input alone
+        (f"**Action Input:** \"{v['city']}\"", ("Action Input", f"\"{v['city']}\"")),
+        (f"**Thought:** The user wrote '{v['keyword']}'", ("Thought", f"The user wrote '{v['keyword']}'")),
     ]
     for line, expected in rows:
         expect_split(learner, line, expected)
@@ -219,6 +228,9 @@ def expect_fields(learner, reply: str, key: str = "fields_wrong"):
     got = learner.call("read_fields", reply)
     if same_fields(got, expected):
         return
+    again = call_quietly(learner, "read_fields", reply)  # the same reply again, read another way: state kept
+    expect(isinstance(again, Fail) or again == got, "fields_kept_between_calls", got=shown(got), again=shown(again),
+           reply=reply)
     expect_lines_split(learner, reply)
     pairs = as_pairs(got)
     if pairs is not None and any(v == "" for _, v in expected) and (
@@ -522,11 +534,14 @@ def expect_parsed(learner, reply: str, want: dict, key: str = "parse_wrong"):
         if key == "parse_error_uncut":  # format_error is right on the cut labels: it was handed the uncut ones
             raise Fail(key, got=f"raised {failure.params.get('type', '')}: {failure.params.get('message', '')}",
                        reply=reply, labels=labels) from None
+        if key == "parse_made_up":  # a sound request, and the parser trips on the lines made up after it
+            raise Fail("parse_made_up_raised", type=failure.params.get("type", ""),
+                       message=failure.params.get("message", ""), reply=reply, expected=described(want)) from None
         raise Fail("parse_raised", detail=failure.detail, type=failure.params.get("type", ""),
                    message=failure.params.get("message", ""), reply=reply) from None
     expect(isinstance(got, Record) and got.type == "ParsedReply", "not_a_parsed_reply", got=shown(got))
     if parsed_right(got, want):
-        return
+        return got
     fields = call_quietly(learner, "read_fields", reply)  # wrong already there? Then say so.
     expected = reference_fields(reply)
     if not isinstance(fields, Fail) and not same_fields(fields, expected):
@@ -689,13 +704,23 @@ def test_parse_format_errors(learner, world):
     for reply in (f'Thought: I will look the weather up.\nAction: search_weather("{v["hot_city"]}")',
                   f"The answer is {v['result']}.",
                   f"Thought: Let me check.\nAction Input: {v['city']}"):
-        expect_parsed(learner, reply, wanted(error=True), key="parse_no_error")
+        got = expect_parsed(learner, reply, wanted(error=True), key="parse_no_error")
+        expect_told_by_format_error(learner, reply, got.fields["error"])
     # broken up to its end, the first Action Input, with made-up lines after it that would look fine: the
     # labels format_error is given are those of the fields kept, not of the whole reply
     for reply in (f"Thought: Let me check.\nAction Input: {v['city']}\nObservation: sunny, 25°C\n"
                   f"Final Answer: It is sunny in {v['city']}.",
                   f"Action Input: {v['expr']}\nAction: Calculator\nAction Input: {v['expr']}"):
         expect_parsed(learner, reply, wanted(error=True), key="parse_error_uncut")
+
+
+def expect_told_by_format_error(learner, reply: str, error: str):
+    """The error sent back is format_error's message, which says what is missing (a prefix or more words are
+    fine): a text of the parser's own, such as a caught KeyError's "Invalid format", tells the model nothing."""
+    labels = cut_labels(reply)
+    message = call_quietly(learner, "format_error", labels)
+    expect(not is_message(message) or message.strip() in error, "parse_error_not_told", reply=reply, got=error,
+           labels=labels, expected=message)
 
 
 @check("2.1", points=1, en="each of the three mistakes gets its own message", zh="三种错误各有各的提示")

@@ -103,8 +103,14 @@ def expect_steps_readable(text: str, steps: list[dict], shown_as: str, key: str,
 # ---------------------------------------------------------------- TODO 1.1 build_scratchpad
 
 def scratchpad(learner, steps: list[dict]) -> str:
-    text = learner.call("build_scratchpad", [step_arg(s["reply"], s["observation"]) for s in steps])
-    return returned_str("build_scratchpad", text)
+    """build_scratchpad's text for `steps`; it must leave the list as it was (the loop keeps using it), and
+    give the same text for the same steps (nothing kept from an earlier call)."""
+    args = [step_arg(s["reply"], s["observation"]) for s in steps]
+    text = returned_str("build_scratchpad", learner.call("build_scratchpad", args, watch=True))
+    expect(not learner.changed_args, "pad_changed_steps", count=len(steps))
+    again = learner.call("build_scratchpad", args)
+    expect(again == text, "pad_kept_between_calls", got=text, again=again)
+    return text
 
 
 @check("1.1", points=1, en="a step is its reply, then the Observation on a line of its own",
@@ -177,6 +183,10 @@ def test_prompt_with_steps(learner, world):
         return  # the prompt holds build_scratchpad's steps, as it should: they don't read, which 1.1 says
     instructions = build_prompt(learner, world, question, [])
     expect_steps_readable(prompt, steps, prompt, key="prompt_no_step", first=instructions, func="build_react_prompt")
+    start = steps[0]["reply"].splitlines()[0].strip()  # where the scratchpad meets the text before it
+    glued = next((line for line in prompt.splitlines() if start in line and line.strip() != start), None)
+    expect(glued is None or any(line.strip() == start for line in prompt.splitlines()), "prompt_pad_glued",
+           line=glued, start=start)
 
 
 def shows_a_lone_step(learner) -> bool:
@@ -195,6 +205,9 @@ def shows_a_lone_step(learner) -> bool:
     return True
 
 
+PAD_STATE = ("pad_changed_steps", "pad_kept_between_calls")
+
+
 def pad_unreadable_in(learner, text: str, steps: list[dict]) -> bool:
     """Whether `text` holds the learner's own scratchpad of `steps`, and that scratchpad does not
     read as those steps (build_scratchpad's mistake, TODO 1.1, not the code around it). A
@@ -203,8 +216,8 @@ def pad_unreadable_in(learner, text: str, steps: list[dict]) -> bool:
         pad = scratchpad(learner, steps)
         if pad == scratchpad(learner, []):
             return False
-    except Fail:
-        return False
+    except Fail as failure:  # a scratchpad that changes its steps or keeps text between calls: 1.1 says so
+        return failure.key in PAD_STATE
     if not pad.strip() or pad.strip() not in text:
         return False
     try:
@@ -371,11 +384,14 @@ def run_agent(learner, world, scenario, *max_steps):
     return learner.run_agent("react_agent", scenario, tools, *max_steps)
 
 
-def explain(learner, run, real: str = ""):
-    """Fail with the first mistake the transcript shows, if it shows one."""
+def explain(learner, run, real: str = "", max_steps: int = 8):
+    """Fail with the first mistake the transcript shows, if it shows one (max_steps: the run's, react_agent's
+    default unless the check gave one)."""
     if run.exchanges:  # a new question's first prompt, holding a step an earlier question's run took
         leaked = next((s for s in read_steps(run.exchanges[0].prompt) if s.observation and any(
             s.is_call(c.name, str(c.input)) and s.observation.strip() == str(c.output).strip() for c in run.earlier)), None)
+        if leaked:
+            expect_pad_stateless(learner, "steps_leaked_by_pad", tool=leaked.tool, input=leaked.tool_input)
         expect(leaked is None, "steps_leaked", tool=leaked and leaked.tool, input=leaked and leaked.tool_input)
     expect_labelled_once(learner, run)
     for number, exchange in enumerate(run.exchanges, start=1):
@@ -417,6 +433,11 @@ def explain(learner, run, real: str = ""):
                 copied = line and line not in exchange.prompt and line in run.exchanges[number].prompt
                 expect(not copied or any(out in line for out in outputs), "made_up_in_prompt", line=line,
                        tool=tool)
+    last = len(run.exchanges)  # the loop returned right after a tool ran, not asking the model again
+    ran_last = next((c for c in run.tool_calls if c.round == last), None)
+    expect(ran_last is None or last >= max_steps or not read_request(run.exchanges[-1].reply), "stopped_after_tool",
+           got=repr(run.answer),
+           tool=ran_last and ran_last.name, input=ran_last and str(ran_last.input), round=last)
     asked = [read_request(e.reply) for e in run.exchanges]
     asked = [a for a in asked if a]
     repeats = max((asked.count(a) for a in asked), default=0)
@@ -431,6 +452,8 @@ def explain(learner, run, real: str = ""):
             lost = next((s for s in read_steps(prompts[n - 1]) if s.observation and not any(
                 k.is_call(s.tool, s.tool_input) and k.observation == s.observation for k in kept)), None)
             if lost:
+                expect_pad_stateless(learner, "steps_lost_to_pad", tool=lost.tool, input=lost.tool_input,
+                                     round=n + 1, previous=n)
                 raise Fail("steps_dropped", tool=lost.tool, input=lost.tool_input, round=n + 1, previous=n)
         again = [n for n in range(1, len(prompts))
                  if prompts[n] == prompts[n - 1] and any(c.round == n for c in run.tool_calls)]
@@ -454,7 +477,18 @@ def explain(learner, run, real: str = ""):
         # the Observation is there, not the Action lines that asked for it: the step kept part of the reply
         expect(not shown_alone, "step_without_request", tool=tool, input=given, calls=repeats,
                output=str(ran.output).strip() if ran else "")
+        # the loop keeps its steps, but the prompt builder shows none of them (and no two prompts alike)
+        expect(shows_a_lone_step(learner), "prompt_hides_steps", tool=tool, input=given, calls=repeats)
         raise Fail("history_not_fed_back", calls=repeats)
+
+
+def expect_pad_stateless(learner, key: str, **params):
+    """Fail with `key` when build_scratchpad empties the steps it is given or keeps text between calls
+    (TODO 1.1 says which): then that, not the loop, is why a run's prompts lose or leak steps."""
+    try:
+        scratchpad(learner, fahrenheit_steps(learner.world))
+    except Fail as failure:
+        expect(failure.key not in PAD_STATE, key, **params)
 
 
 def expect_labelled_once(learner, run):
@@ -545,7 +579,7 @@ def test_only_real_observations(learner, world):
 def test_stops_at_max_steps(learner, world):
     run = run_agent(learner, world, "endless", 4)
     if len(run.exchanges) < 4:
-        explain(learner, run)
+        explain(learner, run, max_steps=4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
     expect_asked_tools_ran(run)
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
