@@ -219,6 +219,28 @@ def test_several_submissions_under_one_name_are_each_graded_and_both_named(contr
             if line.startswith("⚑ ") and "one name" in line and all(name in line for name in shown.values())]
 
 
+def test_a_name_printed_like_a_classmates_undecodable_one_is_a_clash_too(control, tmp_path):
+    """A Latin-1 file name (a Windows zip's: jos\\xe9.py) prints its byte as \\xe9, and a classmate
+    who typed that backslash printed alike: two rows under one name, no flag, and an override by
+    that name went to whichever came last (a red team's find). Names printed alike now clash as
+    names alike do: each graded, named by its own file, both flagged; the shared name takes no
+    override."""
+    def attack(subs: Path) -> None:
+        shutil.copy(SOLUTION, os.path.join(os.fsencode(subs), b"jos\xe9.py"))
+        shutil.copy(TEMPLATE, subs / "jos\\xe9.py")
+        (tmp_path / "out").mkdir()
+        (tmp_path / "out" / "overrides.csv").write_text("student,target,points,comment\njos\\xe9,TODO 4.1,10,late\n",
+                                                        encoding="utf-8")
+    graded, done = attacked(tmp_path, attack)
+    innocents_untouched(control, graded)
+    records = {r["student"]: r for r in json.loads((tmp_path / "out" / "grades.json").read_text(encoding="utf-8"))[
+        "students"] if r["student"].startswith("jos")}
+    assert {name: record["score"] for name, record in records.items()} == {"jos\\udce9.py": 26, "jos\\\\xe9.py": 0}
+    assert all(any("one name, several submissions" in flag for flag in record["flags"]) and "overrides" not in record
+               for record in records.values())
+    assert "Overrides not applied (1)" in done.stdout
+
+
 @pytest.mark.parametrize("attacker, innocent_keeps_it", [
     ("Amy.py", True),  # old: both renamed, amy's override matched no one
     ("amy", False),  # a folder: old: it was named "amy" and took amy's override
@@ -273,7 +295,8 @@ def test_an_override_by_a_name_that_is_a_classmates_folder_is_refused(control, t
 def test_names_cannot_reorder_or_redraw_the_instructors_terminal(control, tmp_path):
     """U+202E turns "mal\u202eyp.live" into what reads as "mallive.py"; the other bidi controls and
     escape sequences as much. Old: bidi controls printed raw (escape sequences were escaped)."""
-    names = ["mal\u202eyp.live.py", "mam\u2066x\u2069.py", "man\u200e\u200f\u061c.py", "mao\x1b[2J.py"]
+    names = ["mal\u202eyp.live.py", "mam\u2066x\u2069.py", "man\u200e\u200f\u061c.py", "mao\x1b[2J.py",
+             "map\u2028x\u2029.py"]  # line and paragraph separators: a line of its own in an editor
 
     def attack(subs: Path) -> None:
         for name in names:
@@ -281,10 +304,10 @@ def test_names_cannot_reorder_or_redraw_the_instructors_terminal(control, tmp_pa
     graded, done = attacked(tmp_path, attack)
     innocents_untouched(control, graded)
     printed = done.stdout + done.stderr
-    assert not set(printed) & {"\u202e", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c", "\x1b"}
-    assert "mal\\u202eyp.live" in printed and "man\\u200e\\u200f\\u061c" in printed
+    assert not set(printed) & {"\u202e", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c", "\x1b", "\u2028", "\u2029"}
+    assert "mal\\u202eyp.live" in printed and "man\\u200e\\u200f\\u061c" in printed and "map\\u2028x" in printed
     everything = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert "\u202e" not in everything
+    assert "\u202e" not in everything and "\u2028" not in everything
 
 
 def test_a_line_break_in_a_name_cannot_draw_a_flag_against_a_classmate(control, tmp_path):

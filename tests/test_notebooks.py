@@ -113,6 +113,12 @@ def test_a_traceback_cites_the_notebooks_cell_and_line(tmp_path):
     ('{"cells": 3, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', "cells must be array"),
     ('{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": 1}]}', "must be array"),
     ("[1, 2]", "a notebook is a JSON object"),
+    # nesting deeper than Python's recursion limit, hidden in metadata Jupyter never shows: once a
+    # RecursionError, a traceback and no result (a red team's find); 900 levels broke nbformat alone
+    ('{"cells": [], "metadata": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + ', "nbformat": 4, "nbformat_minor": 5}',
+     "nested more than 64 levels deep"),
+    ('{"cells": [], "metadata": ' + '{"a": ' * 900 + "1" + "}" * 900 + ', "nbformat": 4, "nbformat_minor": 5}',
+     "nested more than 64 levels deep"),
 ])
 def test_a_file_that_is_no_notebook_is_a_clear_error_in_both_languages(tmp_path, content, problem):
     path = tmp_path / "work.ipynb"

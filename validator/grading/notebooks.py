@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import re
 import tempfile
 import tokenize
@@ -21,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from validator.child.wire import loads
 from validator.lessons import LessonError, say
 
 SUFFIX = ".ipynb"
@@ -178,13 +180,19 @@ def is_notebook(path: Path) -> bool:
     return Path(path).suffix.lower() == SUFFIX
 
 
+NESTING = 64  # levels of arrays and objects a notebook may nest (Jupyter's own are a few deep)
+
+
 def read_notebook(path: Path) -> Program:
     """The program of the notebook at `path`; a LessonError if it is none Jupyter could open."""
     import nbformat  # only for notebooks: grading a .py does without it
 
     try:  # checked against the schema of its own format version, as saved, then read as version 4
         text = Path(path).read_text(encoding="utf-8")
-        data = nbformat.reader.parse_json(text)
+        try:
+            data = loads(text, depth=NESTING)  # bounded: nbformat's readers recurse a level a bracket
+        except json.JSONDecodeError:  # no JSON at all: nbformat's reader says so in its words
+            data = nbformat.reader.parse_json(text)
         if not isinstance(data, dict):
             raise ValueError("a notebook is a JSON object, with its cells")
         schema = nbformat.validator.get_validator(*nbformat.reader.get_version(data))

@@ -43,9 +43,10 @@ def _named(text: str, grade: Grade) -> str:
 
 
 # Control characters but newline and tab: escape sequences that move the cursor or recolour the
-# terminal, characters XML 1.0 can't hold, and bidi controls, which reorder what a line shows
-# (a name that reads "alice" and is "ecila" backwards).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# terminal, characters XML 1.0 can't hold, bidi controls, which reorder what a line shows (a name
+# that reads "alice" and is "ecila" backwards), and Unicode's line and paragraph separators, which
+# editors and browsers break lines at (a learner's text that draws a line of its own).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 MAX_SHOWN = 4000  # characters of one failure message or printed output kept in any report
 
 

@@ -187,7 +187,9 @@ class Class:
     under, exactly, when a clash renamed them and no one else handed in under it."""
 
     def __init__(self, records: list[dict]):
-        self.by_name = {same(r["student"]): r for r in records}
+        self.by_name: dict[str, list[dict]] = {}  # a list: two students shown alike are never taken for one
+        for record in records:
+            self.by_name.setdefault(same(record["student"]), []).append(record)
         self.by_folder = {r["folder"]: r for r in records}
         handed_in = Counter(same(r["handed_in_as"]) for r in records if r.get("handed_in_as"))
         self.by_handed_in_name = {same(r["handed_in_as"]): r for r in records
@@ -200,12 +202,12 @@ class Class:
         (a file handed in named after a classmate's folder): which one was meant can't be known."""
         if len(self.all_named(student)) > 1:
             return None
-        return (self.by_folder.get(student) or self.by_name.get(same(student))
+        return (self.by_folder.get(student) or next(iter(self.by_name.get(same(student), [])), None)
                 or self.by_handed_in_name.get(same(student)))
 
     def all_named(self, student: str) -> list[dict]:
         """The students `student` is the folder or the name of."""
-        found = [self.by_folder.get(student), self.by_name.get(same(student))]
+        found = [self.by_folder.get(student), *self.by_name.get(same(student), [])]
         return [record for n, record in enumerate(found) if record is not None and record not in found[:n]]
 
     def written_as(self, record: dict) -> str:

@@ -109,13 +109,11 @@ def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path
             ignored.append(printable_name(item.name))
         else:
             found[item.name] = name
-    under_name: dict[str, list[str]] = {}  # the files under each name, as a reader takes it (same_name)
-    for file, name in found.items():
-        under_name.setdefault(same_name(name), []).append(file)
+    under_name = clashes(found)
     folders = folder_names(found)
     entries = []
     for file, name in found.items():
-        files = under_name[same_name(name)]
+        files = under_name[file]
         clash = len(files) > 1
         # in a clash, the file's name, and a folder's with a "/": never the name alone, which a folder
         # of that name would otherwise take from alice.py, with the overrides written for "alice"
@@ -123,11 +121,34 @@ def find_submissions(submissions: Path, lesson: Lesson, staging: Path, out: Path
         flags = [say("class_flag_clash", lang, files=", ".join(map(distinct_name, files)))] if clash else []
         entry = _entry(submissions / file, student, folders[file], flags, submissions, lesson,
                        staging / folders[file], lang)
-        entry.reader_name = same_name(name)
+        entry.reader_name = min(same_name(found[f]) for f in files)  # one for the files of a clash: one shard
         entry.handed_in_as = printable_name(name)
         entries.append(entry)
     _flag_hard_links(entries, lang)
     return entries, ignored
+
+
+def clashes(found: dict[str, str]) -> dict[str, list[str]]:
+    """For each file (`found`: file name -> student name), the files handed in under its name as a
+    reader takes it: names alike (same_name: case, Unicode's forms) or printed alike (printable_name:
+    a Latin-1 byte shown as \\xe9 reads as a name typed with a backslash), and the names alike
+    those are (one group, however linked), in the order found."""
+    group = {file: file for file in found}
+
+    def head(file: str) -> str:
+        while group[file] != file:
+            file = group[file]
+        return file
+
+    for key in (same_name, printable_name):
+        first: dict[str, str] = {}
+        for file, name in found.items():
+            other = first.setdefault(key(name), file)
+            group[head(file)] = head(other)
+    members: dict[str, list[str]] = {}
+    for file in found:
+        members.setdefault(head(file), []).append(file)
+    return {file: members[head(file)] for file in found}
 
 
 def student_name(item: Path) -> str | None:
