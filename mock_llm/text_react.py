@@ -66,7 +66,10 @@ from .session import BadPayload, Session, message_text
 # same character, so a line of spaces that is no key fails in one pass, instead of trying every way
 # to share the spaces out (a learner's prompt could make that take hours). Possessive repeats (*+) would say the same, but
 # need Python 3.11.
-_KEY = r"^[\s>*#\-+•\d.)]*{}\s*(?:\d+\s*)?(?:\*+\s*)?[:：]\s*\**\s*(.*)$"
+# After the colon, the lookahead says first whether the rest reads as one value (spaces and stars,
+# then one line): without it, a many-line value made the spaces be split every way before failing
+# (an observation of a learner's prompt: seconds a kilobyte).
+_KEY = r"^[\s>*#\-+•\d.)]*{}\s*(?:\d+\s*)?(?:\*+\s*)?[:：](?=(?:\s*(?:\*+\s*)?\n)?[^\n]*\n?\Z)\s*\**\s*(.*)$"
 ACTION = re.compile(_KEY.format("Action"), re.IGNORECASE)
 ACTION_INPUT = re.compile(_KEY.format(r"Action[ _]?Input"), re.IGNORECASE)
 OBSERVATION = re.compile(_KEY.format("Observation"), re.IGNORECASE)

@@ -63,6 +63,43 @@ def test_prompts_built_to_stall_the_mock_are_read_in_one_pass(tmp_path):
     assert results["score"] == 0
 
 
+# Each pattern the grader runs on text a learner's code hands it, with the worst text an audit
+# found (up to the 1 MB a message may hold): before, each took from seconds a kilobyte to hours a
+# megabyte of the grader's own time, which no limit of the child's bounds. The deadline is only the
+# backstop that fails the test: each is read in one pass now, well under a second.
+STALLED_PATTERNS = r"""
+import importlib.util, sys
+from mock_llm.session import QUESTION_LINE
+from mock_llm.text_react import OBSERVATION
+from validator.checking import GLUED_LABEL, labelled
+from validator.grading.notebooks import FUTURE
+
+def checks(lesson):
+    spec = importlib.util.spec_from_file_location(f"{lesson}_checks", f"lessons/{lesson}/checks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+spaces, lines = " " * 300_000, "\n" * 300_000
+OBSERVATION.match("Observation:" + spaces + "\nx\ny")  # a many-line value after the label
+GLUED_LABEL.match("Thought" + spaces + "x")  # a label never closed by a colon
+labelled("Observation: " * 80_000, "13")  # a line of many labels
+FUTURE.match("from __future__ import" + spaces + "a" * 100_000 + spaces + "!")
+QUESTION_LINE.findall(lines + "Question: x")  # ^ and spaces across empty lines
+checks("day05").RAW_REPLY.search(lines + "x")
+checks("day12").RAW_REPLY.search(lines + "x")
+list(checks("day08").CLOCK_TIME.finditer(spaces))  # a match tried from each space of a run
+list(checks("day04").CLAIM.finditer("no action" + spaces + "x"))
+print("read")
+"""
+
+
+def test_text_built_to_stall_the_checks_patterns_is_read_in_one_pass():
+    done = subprocess.run([sys.executable, "-c", STALLED_PATTERNS], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip() == "read", done.stderr
+
+
 def test_forged_messages_on_the_wire_end_the_call_not_the_grader(tmp_path):
     done = validate("--file", str(submission(tmp_path, "forge_the_wire")), "--format", "gradescope")
     assert done.returncode == 1, done.stderr

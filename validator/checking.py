@@ -710,9 +710,26 @@ def expect_observation_labelled(tool_calls, exchanges) -> None:
     for call in (c for c in tool_calls if not c.failed and c.output is not None):
         output = str(call.output).strip()
         later = prompts[call.round:]
-        labelled = re.compile(r"Observation\s*(?:\*+\s*)?[:：][^\n]*" + re.escape(output[:40]), re.IGNORECASE)
-        if output and any(output in p for p in later) and not any(labelled.search(p) for p in later):
+        if output and any(output in p for p in later) and not any(labelled(p, output[:40]) for p in later):
             raise Fail("observation_unlabelled", tool=call.name, output=output)
+
+
+OBSERVATION_LABEL = re.compile(r"Observation\s*(?:\*+\s*)?[:：]", re.IGNORECASE)
+
+
+def labelled(prompt: str, output: str) -> bool:
+    """Whether `output` follows an Observation label on the label's line. Each line is read once,
+    from its first label (a search from every label to its line's end was quadratic in a line of
+    many labels)."""
+    said = re.compile(re.escape(output), re.IGNORECASE)
+    line_end = -1
+    for label in OBSERVATION_LABEL.finditer(prompt):
+        if label.end() > line_end:  # the first label of its line: what any later one reads, it reads
+            line_end = prompt.find("\n", label.end())
+            line_end = len(prompt) if line_end < 0 else line_end
+            if said.search(prompt, label.end(), line_end + len(output)):
+                return True
+    return False
 
 
 def expect_own_fallback(run: AgentRun, limit: int) -> None:

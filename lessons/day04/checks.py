@@ -347,7 +347,7 @@ FILLER = (r"(?:[ \t'\"`“”‘’*<(\[]|\b(?:a|an|the|any|its|your|one|single|
 CLAIM = re.compile(r"(?P<negation>" + NEGATION + r")(?P<between>(?P<colon>[ \t*]*[:：])?" + FILLER
                    + r"(?:(?P<run>[\u4e00-\u9fff]{1,6})" + FILLER + r")?)"
                    r"(?P<label>action[\s_]*input|action(?![\s_]*input)|final[\s_]*answer|thought|observation)(?![A-Za-z])"
-                   r"(?!\s*(?:行|line|field)?\s*(?:['’]s\b|的|对应|相应|后|下|之后|以后|前|之前|以前|上|里|中|内|"
+                   r"(?!\s*(?:(?:行|line|field)\s*)?(?:['’]s\b|的|对应|相应|后|下|之后|以后|前|之前|以前|上|里|中|内|"
                    r"所|需|要|该|应|用|使用|调用|交给|提供|配|without\b))",
                    re.IGNORECASE)
 # a 的 phrase that says which line is missing, not what the line has: "没有对应的 Action Input"
@@ -366,14 +366,21 @@ def contrasted(message: str, match) -> bool:
         return False
     if not CONTRAST_BETWEEN.fullmatch(match.group("between")):
         return False
-    return not re.search(r"\bbut\s*$", message[:match.start()], re.IGNORECASE)
+    # only the spaces before the match and the 4 characters before them can hold a "but" that ends there:
+    # searching all the text before each match would take a long message's length squared
+    start = end = match.start()
+    while end and message[end - 1].isspace():  # str.isspace: the whitespace \s matches
+        end -= 1
+    return not re.search(r"\bbut\s*$", message[max(end - 4, 0):start], re.IGNORECASE)
 
 
 def governs(message: str, match) -> bool:
     """Whether the label of a CLAIM match is what its negation says is missing (see above)."""
     if match.group("colon"):  # "Missing: Action Input" heads its clause; "Action Input is missing: your Action" does not
-        before = message[:match.start()].rstrip(" \t*")
-        if before and before[-1] not in ".:;!?。：；！？,，、-—–(（[【\n":
+        end = match.start()  # message[:match.start()].rstrip(" \t*"), without copying a long message once per match
+        while end and message[end - 1] in " \t*":
+            end -= 1
+        if end and message[end - 1] not in ".:;!?。：；！？,，、-—–(（[【\n":
             return False
     run = match.group("run") or ""
     if "的" in run and not run.rpartition("的")[0].endswith(WHICH):  # "没有输入的 Action": the Action lacks the input

@@ -508,14 +508,14 @@ def expect_answer_alone(run):
     """The answer is the Final Answer, without the Thought before it glued on: the model's
     reasoning is not part of what it answers."""
     reply = run.exchanges[-1].reply if run.exchanges else ""
-    thought = re.search(r"^\s*Thought\s*[:：][ \t]*(.*\S)", reply, re.MULTILINE)
+    thought = re.search(r"^[^\S\n]*Thought\s*[:：][ \t]*(?![ \t])(.*\S)", reply, re.MULTILINE)
     final = read_final(reply) or ""
     thought = thought.group(1).strip() if thought else ""
     expect(not thought or thought in final or thought not in str(run.answer), "answer_has_thought",
            thought=thought, got=run.answer, expected=final.strip())
 
 
-RAW_REPLY = re.compile(r"Final Answer\s*[:：]|^\s*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)
+RAW_REPLY = re.compile(r"Final Answer\s*[:：]|^[^\S\n]*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)
 
 
 def expect_answer(learner, run, expected: str, real: str):

@@ -571,7 +571,7 @@ def expect_answer(learner, run, expected, key="answer_missing"):
 
 def expect_not_thought(run, final: str | None) -> None:
     """The run did not return its last reply's Thought in place of its Final Answer, or glued onto it."""
-    thought = re.search(r"^\s*Thought:[ \t]*(.*)$", run.exchanges[-1].reply, re.MULTILINE) if run.exchanges else None
+    thought = re.search(r"^[^\S\n]*Thought:[ \t]*(.*)$", run.exchanges[-1].reply, re.MULTILINE) if run.exchanges else None
     answer = run.answer.strip() if isinstance(run.answer, str) else None
     thought = thought.group(1).strip() if thought else ""
     expect(final is None or not thought or answer != thought, "returned_thought", got=repr(answer), expected=final)

@@ -102,7 +102,9 @@ def said_at(text, timestamp: float, zone) -> str | None:
 # A date and time as the README writes it, and a time of day alone (14:30, 14:30:00, 2:30 PM, 下午2:30);
 # not a zone's offset (+08:00, UTC-05:00), which is no time.
 STAMP = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?!\d)")
-CLOCK_TIME = re.compile(r"(上午|下午|晚上|凌晨|早上|中午)?\s*(?<![\d:+\-−])(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?![\d:])"
+# (?!(?<=\s)\s): no match starts inside a run of spaces (one from the space before would have been tried
+# first, and no match ends on a space): each start would read the whole run again, a long run's length squared.
+CLOCK_TIME = re.compile(r"(上午|下午|晚上|凌晨|早上|中午)?(?!(?<=\s)\s)\s*(?<![\d:+\-−])(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?![\d:])"
                         r"(?:\s*([AaPp])\.?\s?[Mm]\b\.?)?")
 
 
@@ -124,7 +126,8 @@ def other_times(text: str, timestamp: float) -> list[str]:
             hour = hour % 12 + (12 if half == "p" else 0)
         elif before in ("下午", "晚上") and hour < 12 or before == "中午" and hour < 11:
             hour += 12
-        if re.search(r"offset\W{0,3}(?:is\W{1,3})?$", text[:m.start()], re.IGNORECASE):
+        # the 15 characters before the time hold any match that ends there (14 long at most, and a last \n)
+        if re.search(r"offset\W{0,3}(?:is\W{1,3})?$", text[max(m.start() - 15, 0):m.start()], re.IGNORECASE):
             continue  # a zone's offset written without its sign ("UTC offset 08:00"): no time
         # the Beijing time said on a 12-hour clock, in words of any language ("2:30 in the afternoon")
         twelve_hour = (hour % 12, minute) == (beijing.hour % 12, beijing.minute)

@@ -1049,7 +1049,7 @@ def test_one_tool(learner, world):
     expect_system_prompt_sent(learner, run)
 
 
-RAW_REPLY = re.compile(r"Final[ _]?Answer\s*[:：]|^\s*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)  # labels: the whole reply
+RAW_REPLY = re.compile(r"Final[ _]?Answer\s*[:：]|^[^\S\n]*Thought\s*[:：]", re.IGNORECASE | re.MULTILINE)  # labels: the whole reply
 
 
 @check("3.1", points=1, en="two tools in turn: weather, then the calculator", zh="依次用两个工具：先查天气，再计算")

@@ -35,7 +35,9 @@ GRADER = "reactlings"  # the package a cell imports to grade the notebook from i
 # string is Python.
 NOTEBOOK_ONLY = re.compile(r"\s*(?:[\w.]+(?:\s*,\s*[\w.]+)*\s*=\s*)?[!%]|\s*\?|\s*[\w.]+\?\??\s*$")
 GRADER_MAGIC = re.compile(rf"%(?:load_ext\s+)?{GRADER}\b")
-FUTURE = re.compile(r"from\s+__future__\s+import\s+([\w\s,()]+?)\s*(?:#.*)?$")
+# (?!\s\s), (?!(?<=\s)\s): the names never start or end between two spaces, which changes no match
+# and keeps a line of spaces from being split every way
+FUTURE = re.compile(r"from\s+__future__\s+import\s+(?!\s\s)([\w\s,()]+?)(?!(?<=\s)\s)\s*(?:#.*)?$")
 
 
 @dataclass(frozen=True)
