@@ -90,6 +90,8 @@ checks("day05").RAW_REPLY.search(lines + "x")
 checks("day12").RAW_REPLY.search(lines + "x")
 list(checks("day08").CLOCK_TIME.finditer(spaces))  # a match tried from each space of a run
 list(checks("day04").CLAIM.finditer("no action" + spaces + "x"))
+checks("day08").other_times(" ".join(f"{k // 3600 % 24}:{k // 60 % 60:02d}:{k % 60:02d}.{k}" for k in range(60_000)),
+                            1_700_000_000)  # countless times, each read against those before it
 print("read")
 """
 

@@ -82,7 +82,10 @@ def test_tool_failure_is_an_observation(learner, world):
 
 # ---------------------------------------------------------------- TODO 1.2 current_time
 
-def listed(items: list[str], most: int = 3) -> str:
+SHOWN = 3  # the items a message lists, "…" after them when there are more
+
+
+def listed(items: list[str], most: int = SHOWN) -> str:
     return ", ".join(repr(item) for item in items[:most]) + (", …" if len(items) > most else "")
 
 
@@ -121,6 +124,8 @@ def other_times(text: str, timestamp: float) -> list[str]:
               if tuple(int(g) for g in m.groups()) != (beijing.year, beijing.month, beijing.day, beijing.hour,
                                                         beijing.minute)]
     for m in CLOCK_TIME.finditer(text):
+        if len(others) > max(SHOWN, OTHER_TIMES_ALLOWED):  # more than are told or allowed: the rest changes
+            break  # nothing (and a text of countless times would cost their number squared, " ".join below)
         before, hour, minute, half = m.group(1), int(m.group(2)), int(m.group(3)), (m.group(4) or "").lower()
         if half or before in ("上午", "凌晨", "早上"):  # 12-hour: 12 AM is 0, 2 PM is 14
             hour = hour % 12 + (12 if half == "p" else 0)
