@@ -672,9 +672,11 @@ def expect_unknown_tool_said(error, name: str, got, known: Iterable[str] = ()) -
     others = [tool for tool in known if tool != name]
     listed = isinstance(error, str) and len(others) > 0 and not CRASH_WORDS.search(error) and sum(
         bool(re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", error)) for tool in others) >= min(2, len(others))
-    # "x failed: 'x'" (a KeyError's text) is a crash; "call to 'x' failed: no such tool" says why
+    # "x failed: 'x'" (a KeyError's text) is a crash; "call to 'x' failed: no such tool" says why,
+    # in words of its own (not the tool's name, "api_tools", nor an exception's: "TypeError: …")
     ran = isinstance(error, str) and re.search(rf"{re.escape(name)}\W{{0,3}}(?:failed|raised|crashed)(.*)", error)
-    ran = ran and not UNKNOWN_TOOL.search(ran.group(1))
+    why = ran and ran.group(1).replace(name, "")
+    ran = ran and (CRASH_WORDS.search(why) or not UNKNOWN_TOOL.search(why))
     expect(isinstance(error, str) and (UNKNOWN_TOOL.search(error) or listed) and not ran, "unknown_tool_not_said",
            name=name, got=shown(got))
 
