@@ -833,6 +833,12 @@ def argument_errors(world, name, args) -> list[str]:
     return ["unexpected keyword argument", *([bound] if bound else [])]
 
 
+def action_naming(tool: str) -> re.Pattern:
+    """An Action label naming `tool`, written any way the mock reads one (bold, a full-width
+    colon): the model's request for it, as a later request sends it back."""
+    return re.compile(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(tool)}", re.IGNORECASE)
+
+
 def names_every_argument(result, args) -> bool:
     """An error text of the learner's own that names each argument the tool does not take, as code
     that checks them against the tool's parameters before calling it writes: it tells the model

@@ -10,8 +10,8 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
-from validator.checking import (LEARNER_UTC_HOURS, Fail, ToolBox, answer_text, calculate, chat_text, check, expect,
-                                expect_accepted, expect_asked_tools_ran, expect_fresh_start,
+from validator.checking import (LEARNER_UTC_HOURS, Fail, ToolBox, action_naming, answer_text, calculate, chat_text,
+                                check, expect, expect_accepted, expect_asked_tools_ran, expect_fresh_start,
                                 expect_observation_labelled, find_observations, first_number, is_own_message,
                                 learner_object, names_tool, read_final, read_request, request_messages, quoted,
                                 request_text, shown, text_from, tool_arg, tools_arg, unseen, written_after_request)
@@ -393,8 +393,7 @@ def explain_transcript(learner, run):
         expect(run.scenario.question in users, "question_missing", request=number, question=run.scenario.question)
     for number, exchange in enumerate(exchanges[:-1], start=1):  # each request it acted on goes back
         asked = read_request(reply(exchange))
-        if asked and not re.search(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(asked[0])}", prompt(exchanges[number]),
-                                   re.IGNORECASE):
+        if asked and not action_naming(asked[0]).search(prompt(exchanges[number])):
             raise Fail("reply_not_kept", request=number + 1, tool=asked[0], input=asked[1])
     for number, exchange in enumerate(exchanges, start=1):  # the request's input, cut short or changed
         asked = read_request(reply(exchange))
@@ -598,7 +597,7 @@ def expect_rounds_kept(run):
         asked = read_request(reply(exchange))
         if asked:
             outputs = [str(c.output).strip() for c in run.tool_calls if c.round == number and str(c.output).strip()]
-            action = re.compile(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(asked[0])}", re.IGNORECASE)
+            action = action_naming(asked[0])
             rounds.append((number, f"{asked[0]}({asked[1]!r})", action, outputs))
 
 

@@ -13,7 +13,7 @@ import math
 import re
 from urllib.parse import urlsplit
 
-from validator.checking import (Fail, check, expect, expect_observation_labelled, expect_own_fallback,
+from validator.checking import (Fail, action_naming, check, expect, expect_observation_labelled, expect_own_fallback,
                                 expect_system_prompt_sent, learner_object, model_words,
                                 read_final, read_request, quoted, registry_arg, shown, tool_arg, written_after_request)
 
@@ -1031,7 +1031,7 @@ def expect_replies_kept(run):
         asked = read_request(model_words(exchange) or "")
         if asked is None:
             continue
-        action = re.compile(rf"Action\s*(?:\*+\s*)?[:：]\s*(?:\*+\s*)?{re.escape(asked[0])}", re.IGNORECASE)
+        action = action_naming(asked[0])
         messages = after.request.get("messages")
         kept = any(isinstance(m, dict) and m.get("role") == "assistant" and action.search(str(m.get("content") or ""))
                    for m in messages if isinstance(messages, list))
