@@ -15,7 +15,7 @@ import processes
 import pytest
 
 from validator.grading import child_process, runner
-from validator.child.wire import Record, Unawaited
+from validator.child.wire import LineReader, Record, Unawaited
 from validator.grading.runner import Submission
 from validator.isolation import forkserver
 
@@ -216,6 +216,16 @@ def test_a_lone_surrogate_crosses_as_an_escape_and_brackets_in_text_are_no_nesti
     thing is refused)."""
     assert call(learner, "echo", ["ok \ud800", {"k": "\udcff"}]).value == ["ok \\ud800", {"k": "\\udcff"}]
     assert call(learner, "echo", "[{" * 300).value == "[{" * 300
+
+
+def test_a_surrogate_sent_as_raw_bytes_is_made_printable_too():
+    """The grader's reader skips printable() for a line that is ASCII with no surrogate escape
+    (dump() writes every line so); json.loads reads any other bytes with 'surrogatepass', so a
+    child that writes a surrogate's UTF-8 bytes itself gets them escaped all the same."""
+    reader = LineReader(printable=True)
+    assert reader.feed(b'{"a": "\xed\xa0\x80"}\n{"b": "\\udcff \\ud83d\\ude00"}\n{"c": "ok"}\n') == [
+        {"a": "\\ud800"}, {"b": "\\udcff \U0001f600"}, {"c": "ok"}]
+    assert LineReader().feed(b'{"a": "\\ud800"}\n') == [{"a": "\ud800"}]  # the child's side: as sent
 
 
 def test_tuples_and_dict_keys_keep_their_kind(learner):
@@ -1027,6 +1037,21 @@ def test_a_warm_child_ends_with_its_signal(server, load):
                       forkserver=server)
     assert (call(submission, "die").problem, submission.import_failure) == ("died", None)
     assert call(submission, "die").detail == "signal SIGKILL"
+
+
+def test_a_warm_child_runs_on_the_cpus_of_the_thread_that_starts_it(server, load):
+    """A class worker runs on one CPU, and its children with it (workers.py): the fork server's
+    child takes the CPUs of the thread that asks for it, before the jail's processes fork."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing to choose")
+    os.sched_setaffinity(0, {cpus[-1]})  # this thread's: the child is spawned from it
+    try:
+        submission = load("import os\n\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n", forkserver=server)
+        assert call(submission, "cpus").value == [cpus[-1]]
+        submission.close()
+    finally:
+        os.sched_setaffinity(0, cpus)
 
 
 def test_children_start_cold_when_the_fork_server_is_gone(load):

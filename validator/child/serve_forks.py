@@ -157,6 +157,10 @@ def _spare(control, taken_w, server):
         os._exit(0)  # the grader closed the connection: it is done
     os.write(taken_w, b"1")
     request = marshal.loads(message)
+    try:
+        os.sched_setaffinity(0, request["cpus"])  # the grader's: before the jail's forks, which inherit them
+    except (KeyError, OSError, TypeError, ValueError):
+        pass
     os.setsid()  # a process group of its own, as Popen(start_new_session=True) makes one
     socket.send_fds(control, [f"started {request['id']} {os.getpid()}".encode()], [os.pidfd_open(os.getpid())])
     where = fds[0]

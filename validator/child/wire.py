@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import re
 from dataclasses import dataclass
 
 MESSAGE_LIMIT = 1024 * 1024  # bytes in one message (a prompt is a few kB); more is abuse
@@ -54,18 +55,29 @@ def loads(text: str | bytes, depth: int = DEPTH_LIMIT):
     return value
 
 
-class LineReader:
-    """Splits what a socket delivers into messages. `feed` returns the complete ones."""
+# A surrogate is written \ud800 to \udfff on the wire, which dump() keeps ASCII: an ASCII line without
+# such an escape holds no lone one (json.loads reads other bytes with 'surrogatepass': those are looked at)
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
-    def __init__(self, limit: int = MESSAGE_LIMIT):
-        self.buffer, self.limit = b"", limit
+
+class LineReader:
+    """Splits what a socket delivers into messages. `feed` returns the complete ones; `printable`:
+    each as printable() makes it (the grader's side: what the learner's code sent is shown)."""
+
+    def __init__(self, limit: int = MESSAGE_LIMIT, printable: bool = False):
+        self.buffer, self.limit, self.printable = b"", limit, printable
 
     def feed(self, chunk: bytes) -> list:
         self.buffer += chunk
         *lines, self.buffer = self.buffer.split(b"\n")
         if len(self.buffer) > self.limit:
             raise ValueError("message too large")
-        return [loads(line) for line in lines]
+        return [self._read(line) for line in lines]
+
+    def _read(self, line: bytes):
+        value = loads(line)
+        surely_printable = line.isascii() and not SURROGATE_ESCAPE.search(line)
+        return printable(value) if self.printable and not surely_printable else value
 
 
 # ---------------------------------------------------------------- learner values -> JSON (child side)

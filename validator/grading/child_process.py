@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator.child import SANDBOX, SANDBOX_FILES
-from validator.child.wire import LineReader, dump, printable
+from validator.child.wire import LineReader, dump
 from validator.grading import busy
 from validator.isolation import jail
 from validator.outcomes import Outcome, Problem
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for the child
 TOOL_THREADS = 16  # a child's tool calls run side by side on this many threads of the grader's
 TOOL_DRAIN_WAIT = 5.0  # seconds the tool calls still running when a child ends get to finish
+READ_SIZE = 64 * 1024  # bytes read from the child at once (less than malloc's mmap threshold: no mmap per read)
+SEND_WAIT = 5.0  # seconds a message to the child may wait for room in its socket (a child that reads nothing)
 # The limits on a child's loading, on saying where it is stuck and on unwinding a refused call
 # count its own time, not its wait for a CPU on a busy machine (busy.py): how it ends, and so its
 # report, must not depend on the machine's load. Whatever it waits for, never more than this many
@@ -39,14 +41,14 @@ BACKSTOP = 12
 CONNECT_BY_TCP = os.name == "nt" or os.environ.get("REACTLINGS_TRANSPORT") == "tcp"
 
 
-def _readable(sock: socket.socket) -> bool:
-    """Whether data waits in the socket, now. By poll where there is poll: select takes no
-    descriptor numbered past 1023."""
+def _readable(sock: socket.socket, wait: float = 0.0) -> bool:
+    """Whether data waits in the socket, now or within `wait` seconds (it is left there). By poll
+    where there is poll: select takes no descriptor numbered past 1023."""
     if hasattr(select, "poll"):
         poller = select.poll()
         poller.register(sock, select.POLLIN)
-        return bool(poller.poll(0))
-    return bool(select.select([sock], [], [], 0)[0])
+        return bool(poller.poll(wait * 1000))
+    return bool(select.select([sock], [], [], wait)[0])
 
 
 def _limit_child():
@@ -140,7 +142,8 @@ class ChildProcess:
         self._connected(connection)
 
     def _connected(self, sock: socket.socket) -> None:
-        self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(), [], False, False
+        sock.settimeout(SEND_WAIT)  # sending only: _receive waits for the child's messages by poll
+        self.sock, self.reader, self.pending, self.ready, self.load_sent = sock, LineReader(printable=True), [], False, False
         self.taken_tool_call = False
         # Tool calls run here, in the grader, side by side (as the learner's threads or tasks make
         # them), on threads of this child's own: what it leaves queued ends with it (see close).
@@ -179,13 +182,11 @@ class ChildProcess:
             remaining = deadline - time.monotonic()
             # Past the deadline, a message already there is still read: it may have come in time
             # while this process waited for a CPU (a loaded machine).
-            if remaining <= 0 and not select.select([self.sock], [], [], 0)[0]:
-                return Outcome(problem=Problem.HANG)
-            self.sock.settimeout(max(remaining, 0.001))
             try:
-                self.sock.recv(1, socket.MSG_PEEK)  # wait for it, left in the socket
+                if not _readable(self.sock, max(remaining, 0.0)):  # wait for it, left in the socket
+                    return Outcome(problem=Problem.HANG)
                 with self.taking:
-                    chunk = self.sock.recv(1 << 20)
+                    chunk = self.sock.recv(READ_SIZE)
                     messages = self.reader.feed(chunk)
                     if not all(isinstance(m, dict) for m in messages):
                         raise ValueError("unreadable message")
@@ -201,7 +202,7 @@ class ChildProcess:
         with self.taking:
             message = self.pending.pop(0)
             self.taken_tool_call = message.get("op") == "tool"
-        return printable(message)
+        return message
 
     def all_received(self) -> bool:
         """Whether every tool call the child has sent so far has started (and counts in `unanswered`

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import importlib.metadata
+import itertools
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -63,12 +64,16 @@ class Workers:
         self.settings = (str(lesson.folder), seed, secret, lang, str(out), jail.required, os.getpid(),
                          self.warm and self.warm.door)
         self.waiting, self.out, self.lang = list(reversed(todo)), out, lang
+        # Each worker, with its children, on one CPU of its own, in turn: a worker and its child
+        # answer each other a hundred times a student, and a message that wakes a process on
+        # another CPU costs both CPUs more than the message (about a tenth of a class run's time)
+        self.cpus = itertools.cycle(sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None])
         self.workers = [self._start() for _ in range(max(1, min(jobs, len(todo))))]
         self.most, self.idle_cpus, self.looked = max(jobs, most or jobs), busy.IdleCPUs(), time.monotonic()
 
     def _start(self) -> dict:
         pipe, theirs = self.context.Pipe()
-        process = self.context.Process(target=work, args=(*self.settings, theirs), daemon=True)
+        process = self.context.Process(target=work, args=(*self.settings, next(self.cpus), theirs), daemon=True)
         process.start()
         theirs.close()
         worker = {"pipe": pipe, "process": process, "holds": [], "told_to_end": False, "since": time.monotonic()}
@@ -152,13 +157,20 @@ class Workers:
         return entry.folder, record
 
 
-def work(lesson_ref: str, seed: int, secret: bool, lang: str, out: str, required: bool, run: int, door, pipe) -> None:
+def work(lesson_ref: str, seed: int, secret: bool, lang: str, out: str, required: bool, run: int, door,
+         cpu: int | None, pipe) -> None:
     """A worker: one pytest session grading each file the run sends, until it sends None, at `seed`
     (a `secret` one: each file at its own, runner.submission_seed). `door`: the run's warm
-    sandbox's (forked workers only), whose forks serve as its fork server."""
+    sandbox's (forked workers only), whose forks serve as its fork server. `cpu`: the one it and
+    its children run on (fork server children take the grader's CPUs, forkserver.py)."""
     from mock_llm import load_world
     from validator.grading.grade import Collector, run_checks
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops the workers
+    if cpu is not None:
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:  # taken away meanwhile (a cpuset changed): any CPU, as the scheduler likes
+            pass
     if sys.platform == "linux":
         launching.die_with(run, 0)  # a run that is killed takes its workers with it
     jail.required = required

@@ -13,7 +13,7 @@ server and children with it). They are forks of the run's one warm sandbox (`--w
 serve_forks.warm, WarmSandbox), which loaded those modules once: a worker hands it one end of a new
 control socket through the sandbox's door, and a fork of it serves that worker.
 
-    grader -> server   marshal {"id": 3, "path": ..., "jail": spec or None, "limits": {...}}
+    grader -> server   marshal {"id": 3, "path": ..., "jail": spec or None, "limits": {...}, "cpus": [0]}
                        with the child's socket passed along (SCM_RIGHTS)
     server -> grader   "started 3 PID" with a pidfd of the new process: signals reach only it
     server -> grader   "exited PID WAIT_STATUS" when it ends
@@ -169,7 +169,10 @@ class ForkServer:
         """A child that runs the sandbox on `sock` for the file at `path`: jailed by `spec` (see
         jail.spec), or, None, with `limits` only. Raises OSError if the server is gone."""
         number = next(self.ids)
-        request = marshal.dumps({"id": number, "path": str(path), "jail": spec, "limits": limits})
+        # the CPUs this process may run on (a class worker's one): the child takes them before it
+        # forks the jail, so the messages between the two never cross from one CPU to another
+        request = marshal.dumps({"id": number, "path": str(path), "jail": spec, "limits": limits,
+                                 "cpus": sorted(os.sched_getaffinity(0))})
         with self.send_lock:
             socket.send_fds(self.control, [request], [sock.fileno()])
         with self.changed:
