@@ -517,6 +517,27 @@ def test_progress_list_and_next(tmp_path):
     assert "day06" not in in_workspace(tmp_path, "next").stdout.splitlines()[0]
 
 
+def test_run_from_another_folder_the_commands_it_prints_run_there(tmp_path):
+    """`next`, the report's "run again" line and the rest name the kit's script as it is reached
+    from where the learner is: copied from the terminal, each runs."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES", "LANG")}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8", REACTLINGS_WORKSPACE=str(tmp_path / "work"), COLUMNS="200")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = str(ROOT / "validate.py")
+
+    def run(*args):
+        return subprocess.run([sys.executable, script, *args], cwd=elsewhere, env=env, capture_output=True,
+                              text=True, encoding="utf-8", timeout=300)
+
+    told = re.search(r"check\s+python (\S+) (day\d+)", run("next").stdout)
+    assert told and told.group(1) != "validate.py"
+    assert (elsewhere / told.group(1)).resolve() == ROOT / "validate.py"
+    graded = run(told.group(2))
+    assert f"python {told.group(1)} {told.group(2)}" in graded.stdout  # run it again: the same command
+    assert "Which lesson? For example: python " + told.group(1) in run().stdout
+
+
 def words(text: str) -> str:
     """Text with its line breaks and indents (its wrapping) as single spaces."""
     return " ".join(text.split())

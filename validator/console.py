@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,13 @@ def stderr() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def kit_command() -> str:
+    """`python validate.py` as the learner types it here: in another folder, the path to the kit's
+    script (what the kit tells a learner to run next must run where they are)."""
+    from validator.files import ROOT
+    return "python " + shlex.quote(shown_path(ROOT / "validate.py"))
 
 
 def shown_path(path: Path) -> str:

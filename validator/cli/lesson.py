@@ -21,7 +21,7 @@ from validator.cli.options import (
     terminal,
     usage_error,
 )
-from validator.console import shown_path, stderr
+from validator.console import kit_command, shown_path, stderr
 from validator.files import SOLUTIONS_DIR
 from validator.grading import notebooks
 from validator.grading.runner import start_submission, submission_seed
@@ -74,7 +74,7 @@ def parser(commands_help: str) -> argparse.ArgumentParser:
 def run(args, argv: list[str], lang: str) -> int:
     """Grade the file asked for (its console is made once the learner's child has started)."""
     if not args.lesson:
-        terminal().print(say("no_lesson_given", lang), markup=False)
+        terminal().print(say("no_lesson_given", lang, command=kit_command()), markup=False)
         return 2
     seed = read_seed(args)
     lesson = load_lesson(args.lesson)
@@ -151,7 +151,7 @@ def reported(result, args, argv: list[str], lang: str, console, page: Path | Non
     if args.format != "text" and args.output is None:
         write_results(result, args.format, None, lang, args.show_seed)
     else:
-        print_report(result, lang, "python validate.py " + shlex.join(argv), args.trace, console,
+        print_report(result, lang, f"{kit_command()} {shlex.join(argv)}", args.trace, console,
                      quiet=args.quiet, show_seed=args.show_seed or not seed_is_secret(args))
         if result.score == result.max_score and mine and not args.quiet:
             after_pass(lesson, console, lang)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mock_llm import ScenarioError
-from validator.console import shown_path, stderr
+from validator.console import kit_command, shown_path, stderr
 from validator.learner import workspace
 from validator.lessons import LessonError, lesson_names, load_lesson, said, say
 
@@ -31,12 +31,13 @@ def after_pass(lesson, console: Console, lang: str) -> None:
     names = lesson_names()
     later = names[names.index(lesson.name) + 1:] if lesson.name in names else []
     if lesson.solution.is_file():
-        console.print(say("after_pass", lang, solution=shown_path(lesson.solution), name=lesson.name),
+        console.print(say("after_pass", lang, solution=shown_path(lesson.solution), name=lesson.name,
+                          command=kit_command()),
                       markup=False)
     else:
-        console.print(say("after_pass_other_seed", lang, name=lesson.name), markup=False)
+        console.print(say("after_pass_other_seed", lang, name=lesson.name, command=kit_command()), markup=False)
     if later:
-        console.print(say("after_pass_next", lang, name=later[0]), style="bold", markup=False)
+        console.print(say("after_pass_next", lang, name=later[0], command=kit_command()), style="bold", markup=False)
     else:
         console.print(say("course_done", lang), style="bold green", markup=False)
 
@@ -90,7 +91,7 @@ def next_lesson(console: Console, lang: str) -> int:
     path = workspace.folder() / lesson.exercise.name
     console.print(say("next_lesson", lang, name=name, title=lesson.title[lang],
                       readme=shown_path(lesson.folder / ("README.md" if lang == "en" else f"README.{lang}.md")),
-                      path=shown_path(path)), markup=False)
+                      path=shown_path(path), command=kit_command()), markup=False)
     return 0
 
 
@@ -115,7 +116,7 @@ def hint(lesson, console: Console, lang: str) -> int:
     for shown in todo.hints[:level]:
         block(console, shown[lang], 4, "yellow", lead=Text("  • ", style="yellow"))
     if level < len(todo.hints):
-        console.print(say("hint_more", lang, name=lesson.name), style="dim", markup=False)
+        console.print(say("hint_more", lang, name=lesson.name, command=kit_command()), style="dim", markup=False)
     return 1
 
 
