@@ -11,8 +11,8 @@ import re
 from validator.checking import (ACTION_INPUT, OBSERVATION, Fail, LessonError, calculate, check, expect,
                                 expect_asked_tools_ran, expect_requests_run, expect_final_returned,
                                 expect_format_explained, expect_own_fallback, first_number, glued_on, imagined,
-                                labelled_twice, learner_object, names_tool, read_final, read_request, read_steps,
-                                request_text, sees_question, shown, text_from, tools_arg, unseen,
+                                labelled_twice, learner_object, names_tool, quoted, read_final, read_request,
+                                read_steps, request_text, sees_question, shown, text_from, tools_arg, unseen,
                                 written_after_request)
 
 OTHER_TOOLS = {  # tools the file's TOOLS doesn't hold: a prompt describes the ones it is given
@@ -402,7 +402,8 @@ def explain(learner, run, real: str = "", max_steps: int = 8):
                    reply=exchange.reply)
     for number, exchange in enumerate(run.exchanges[:-1], start=1):  # a request that never ran
         request = read_request(exchange.reply)
-        if request and not any(c.round == number for c in run.tool_calls):
+        # (one for a tool the loop lacks runs nothing of the grader's: execute_tool's error is its result)
+        if request and request[0] in run.handed and not any(c.round == number for c in run.tool_calls):
             for line in written_after_request(exchange.reply).splitlines():
                 expect(not line.strip() or line.strip() not in run.exchanges[number].prompt, "made_up_not_run",
                        tool=request[0], input=request[1], line=line.strip())
@@ -560,8 +561,8 @@ def test_two_step_task(learner, world):
     expect(not lost, "answer_cut_short", line=lost and lost[0], expected=final, got=run.answer)
 
 
-@check("3.1", points=1, en="only real results reach the prompt, and every requested tool runs (transcript)",
-       zh="只有真实结果进入 prompt，每个请求的工具都真的执行了（看对话记录）")
+@check("3.1", points=1, en="only real results reach the prompt, every requested tool runs, and an unknown tool's error goes back to the model (transcript)",
+       zh="只有真实结果进入 prompt，每个请求的工具都真的执行了，请求不存在的工具时报错也交回给模型（看对话记录）")
 def test_only_real_observations(learner, world):
     run = run_agent(learner, world, "fahrenheit")
     expect(run.exchanges, "no_llm_call")
@@ -572,6 +573,53 @@ def test_only_real_observations(learner, world):
     expect_requests_run(picked)
     v = picked.scenario.values
     expect_answer(learner, picked, str(v["pick"] * v["pick"]), "")
+    # a tool the model made up: its request is a step like any other, its result execute_tool's error
+    expect_unknown_tool_observed(learner, world)
+
+
+def unknown_request(run) -> tuple[int, str, str] | None:
+    """The first request of the run for a tool the loop was not given, as (round, tool, input)."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        request = read_request(exchange.reply)
+        if request and request[0] not in run.handed:
+            return number, *request
+    return None
+
+
+def expect_unknown_tool_observed(learner, world):
+    """The model asks for WebSearch, a tool it made up, before the Calculator. The request goes to
+    execute_tool like any other, whose error, kept as the step's Observation, names the real tools:
+    reading it in the next prompt, the model asks for the Calculator and finishes. A loop that takes
+    the unknown tool for the end of the run (returns, breaks), crashes on it (a lookup of its own),
+    skips it or answers it with an error that names no tool never gets there."""
+    v = world.scenarios["unknown_tool"].values
+    result = calculate(f"{v['a']} * {v['c']} + {v['b']}")
+    try:
+        run = run_agent(learner, world, "unknown_tool")
+    except Fail as failure:
+        crashed = learner.runs[-1]
+        asked = unknown_request(crashed) if failure.raised else None
+        if asked and asked[0] == len(crashed.exchanges):  # it raised in the round that asked for it
+            raise Fail("unknown_tool_crashed", detail=failure.detail, tool=asked[1], input=asked[2],
+                       tools=", ".join(crashed.scenario.tools), type=failure.params.get("type", ""),
+                       message=failure.params.get("message", "")) from None
+        raise
+    asked = unknown_request(run)
+    if asked:
+        number, tool, given = asked
+        tools = ", ".join(run.scenario.tools)
+        # the run ended on it: no step limit's doing (react_agent's default, 8 model calls) but the loop's
+        expect(number < len(run.exchanges) or number >= 8, "unknown_tool_ended_run", tool=tool, input=given,
+               tools=tools, got=quoted(run.answer))
+        if number < len(run.exchanges):
+            told = [s.observation for s in read_steps(run.exchanges[number].prompt)
+                    if s.is_call(tool, given) and s.observation]
+            expect(told, "unknown_tool_not_shown", tool=tool, input=given, tools=tools)
+            # the error must say which tools there are: that is how the model finds the one it needs
+            needed = run.scenario.turns[0][0].tool
+            expect(any(names_tool(o, needed) for o in told), "unknown_tool_error_replaced", tool=tool, input=given,
+                   tools=tools, observation=told[-1])
+    expect_answer(learner, run, result, result)
 
 
 @check("3.1", points=1, en="a model that never finishes: exactly max_steps calls, then a fallback",
