@@ -228,6 +228,19 @@ def test_a_surrogate_sent_as_raw_bytes_is_made_printable_too():
     assert LineReader().feed(b'{"a": "\\ud800"}\n') == [{"a": "\ud800"}]  # the child's side: as sent
 
 
+def test_a_stand_in_replaces_a_learner_function_for_one_call_and_reaches_their_own(load):
+    """A check grades one TODO's code around another TODO's mistake (day12: a build_request that
+    types its model in): the lesson's stand-in takes the function's place for that call only, the
+    learner's own reachable in it as `learners`; a function the file lacks gets none."""
+    submission = load("def inner(x):\n    return x + 1\n\ndef outer(x):\n    return inner(x) * 10\n")
+    wrapped = {"inner": "def inner(x):\n    return learners(x) + 100\n", "absent": "def absent():\n    return 0\n"}
+    assert call(submission, "outer", 1).value == 20
+    assert call(submission, "outer", 1, stand_ins=wrapped).value == 1020
+    assert call(submission, "outer", 1).value == 20  # the learner's own again
+    crashing = call(submission, "outer", 1, stand_ins={"inner": "def inner(x):\n    raise KeyError(x)\n"})
+    assert crashing.error["type"] == "KeyError" and call(submission, "outer", 2).value == 30
+
+
 def test_tuples_and_dict_keys_keep_their_kind(learner):
     outcome = call(learner, "values")
     assert outcome.value == ("text", 3, -1.5, True, None, [1, [2]], {"k": (4, None), 5: "int key"})

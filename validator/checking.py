@@ -449,17 +449,19 @@ class Learner:
                 found = literal if isinstance(literal, kinds) and not boolean else None
         return found
 
-    def call(self, func: str, *args, tools: ToolBox | None = None, watch: bool = False):
+    def call(self, func: str, *args, tools: ToolBox | None = None, watch: bool = False,
+             stand_ins: dict[str, str] | None = None):
         """func(*args) in the learner's process; its value, or Fail with the reason there is none.
         Tools it calls run in `tools` (a ToolBox, to look at the calls afterwards), else in a new one.
-        `watch`: note which arguments it changed in `changed_args`."""
+        `watch`: note which arguments it changed in `changed_args`. `stand_ins`: the lesson's own
+        versions of the learner's functions for this call (runner.Submission.call)."""
         self._check_types(args)
         self.handed |= handed_tools(args)  # an object made in an earlier call keeps the tools it was given
         tools = tools or ToolBox(self.world)
         tools.handed = self.handed
         self.direct_calls.append((func, tools))
         outcome = self.submission.call(func, *with_signatures(args, self.world), timeout=self.time_limit, tools=tools,
-                                       watch=watch)
+                                       watch=watch, stand_ins=stand_ins)
         return self.result(func, outcome)
 
     def _check_types(self, value) -> None:
@@ -512,10 +514,12 @@ class Learner:
                        kinds=[str(kind) for kind in error.get("kinds") or []])
         return outcome.value
 
-    def run_agent(self, func: str, scenario: str, *args, watch: bool = False) -> AgentRun:
+    def run_agent(self, func: str, scenario: str, *args, watch: bool = False,
+                  stand_ins: dict[str, str] | None = None) -> AgentRun:
         """Run func(question, *args) on a scenario, against a fresh session of the mock model
         speaking the lesson's protocol (or the live model); the run keeps the transcript and
-        every tool call (and with `watch`, in run.outcome.changed_args, the arguments it changed)."""
+        every tool call (and with `watch`, in run.outcome.changed_args, the arguments it changed).
+        `stand_ins`: as for call."""
         self._check_types(args)
         story = self.world.scenarios[scenario]
         session = self.live_model or self.world.session(scenario, self.lesson.llm_call_budget)
@@ -526,7 +530,7 @@ class Learner:
         self.runs.append(run)
         run.outcome = self.submission.call(func, story.question, *with_signatures(args, self.world),
                                            timeout=self.time_limit, model=session.answer, http=session.http,
-                                           tools=toolbox, watch=watch)
+                                           tools=toolbox, watch=watch, stand_ins=stand_ins)
         self.world.ran += run.asked_for()
         if run.outcome.problem is Problem.BUDGET:
             raise Fail("budget", func=func, budget=self.lesson.llm_call_budget,

@@ -81,14 +81,18 @@ class Submission(ChildProcess):
     calls_made: int = 0  # each call's number: its result must name it
 
     def call(self, func: str, *args, timeout: float, model: Callable | None = None,
-             http: Callable | None = None, tools: Callable | None = None, watch: bool = False) -> Outcome:
+             http: Callable | None = None, tools: Callable | None = None, watch: bool = False,
+             stand_ins: dict[str, str] | None = None) -> Outcome:
         """Call func(*args) in the child, within `timeout` seconds.
 
         model(payload) answers the learner's model function (llm_call(prompt), llm(messages));
         http(method, path, body) -> (status, json) answers the learner's openai client;
         tools(name, *args, **kwargs) runs a tool the learner's code called. A model that raises
         an exception with a `problem` attribute ends the call with that problem. `watch`: say which
-        arguments the call changed (Outcome.changed_args)."""
+        arguments the call changed (Outcome.changed_args). `stand_ins`: {name: source} of the
+        lesson's, each defining a function `name` that stands in for the learner's own during this
+        call only (reached there as `learners`): a check of one TODO grades its code around another
+        TODO's mistake instead of charging it twice (sandbox.Child.stand_in)."""
         if self.import_failure:
             return self.import_failure
         started = time.monotonic()
@@ -103,7 +107,8 @@ class Submission(ChildProcess):
         limit = busy.Limit(self.process.pid, timeout, BACKSTOP, waited_at_start=0.0)
         self.calls_made += 1
         request = {"op": "call", "call": self.calls_made, "func": func, "args": list(args),
-                   "hang_spots": [[line] for line in sorted(self.hang_spots)], **({"watch": True} if watch else {})}
+                   "hang_spots": [[line] for line in sorted(self.hang_spots)], **({"watch": True} if watch else {}),
+                   **({"stand_ins": dict(stand_ins)} if stand_ins else {})}
         answer = {"model": model, "http": http, "tool": tools}
         try:
             outcome = self._serve(request, limit, answer)
