@@ -384,6 +384,65 @@ def run_agent(learner, world, scenario, *max_steps):
     return learner.run_agent("react_agent", scenario, tools, *max_steps)
 
 
+def kept_part(reply: str) -> str:
+    """The part of a reply a loop keeps and parses: up to its request's Action Input line (the rest
+    was made up before any tool ran), or the whole reply when it asks for no tool."""
+    made_up = written_after_request(reply)
+    return reply.rstrip()[:len(reply.rstrip()) - len(made_up)].rstrip() if made_up else reply.strip()
+
+
+def reply_words(kept: str) -> list[tuple[str, str]]:
+    """The reply's own words, by label, as the given parse_react_response reads them: its Thought,
+    then its Action and Action Input, or its Final Answer. Empty ones left out."""
+    thought = re.search(r"Thought\s*[:：][ \t]*(.*)", kept)
+    request, final = read_request(kept), read_final(kept)
+    words = [("Thought", thought.group(1).strip() if thought else "")]
+    words += [("Action", request[0]), ("Action Input", request[1])] if request else [("Final Answer", final or "")]
+    return [(label, value) for label, value in words if value]
+
+
+def expect_fields_in_order(run):
+    """parse_react_response returns (thought, action, action_input). A loop that takes them in
+    another order (action, thought, action_input = …, or result[0] as the tool) hands on one of the
+    reply's words where another belongs: it runs the tool on the Thought, or gives execute_tool the
+    Thought, the Action Input or the Final Answer as a tool's name. execute_tool names that tool,
+    quoted, in its error ("unknown tool 'I need to …'"), which the next prompt shows as the step's
+    Observation. Either way the parser and the tools are right and the place of the names is not:
+    said before "the tool never ran" or "the wrong input", which are what it leads to."""
+    for number, exchange in enumerate(run.exchanges, start=1):
+        kept = kept_part(exchange.reply)
+        words, request = reply_words(kept), read_request(kept)
+        ran = [c for c in run.tool_calls if c.round == number]
+        for call in ran if request else []:  # the tool it asked for, run on another of the reply's words
+            given = str(call.input).strip()
+            label = next((label for label, value in words if value == given and label != "Action Input"), None)
+            expect(label is None or given == request[1], "fields_order_input", round=number, reply=kept,
+                   label=label, value=given, tool=request[0], input=request[1])
+        if ran or number >= len(run.exchanges):
+            continue
+        # no tool ran: the loop's step, in the next prompt, says which name execute_tool was given
+        before = set(exchange.prompt.splitlines())
+        added = [OBSERVATION.match(line).group(1).strip() for line in run.exchanges[number].prompt.splitlines()
+                 if OBSERVATION.match(line) and line not in before]  # the results of this round's step
+        asked = repr(request[0]) if request else None  # an error that names the tool asked for: its own
+        for label, value in words:
+            said = next((text for text in added if repr(value) in text and (asked is None or asked not in text)),
+                        None)
+            expect(label == "Action" or said is None, "fields_order_tool", round=number, reply=kept, label=label,
+                   value=value, observation=said)
+
+
+def said_in_order(run, judge, *args):
+    """judge(*args), and when it fails because the loop took the parser's values in another order,
+    that reason instead of judge's. Asked only once judge failed: a check the loop passes (counting
+    the steps of a loop that runs the tool on its Thought) stays passed."""
+    try:
+        judge(*args)
+    except Fail:
+        expect_fields_in_order(run)
+        raise
+
+
 def explain(learner, run, real: str = "", max_steps: int = 8):
     """Fail with the first mistake the transcript shows, if it shows one (max_steps: the run's, react_agent's
     default unless the check gave one)."""
@@ -400,6 +459,7 @@ def explain(learner, run, real: str = "", max_steps: int = 8):
         for tool in run.scenario.tools:
             expect(names_tool(exchange.prompt, tool), "tool_not_in_prompt", round=number, tool=tool,
                    reply=exchange.reply)
+    expect_fields_in_order(run)  # the parser's values taken in another order: the cause of what follows
     for number, exchange in enumerate(run.exchanges[:-1], start=1):  # a request that never ran
         request = read_request(exchange.reply)
         # (one for a tool the loop lacks runs nothing of the grader's: execute_tool's error is its result)
@@ -526,7 +586,20 @@ def expect_answer(learner, run, expected: str, real: str):
     explain(learner, run, real)
     run.expect_from_model(expected)
     expect_final_returned(run)
+    expect_not_thought(run)
     expect(False, "answer_missing", expected=expected, got=shown(run.answer))
+
+
+def expect_not_thought(run):
+    """The run did not return its last reply's Thought in place of its Final Answer: `return thought`,
+    or `return action_input` after values unpacked in another order (the Thought first, as the parser
+    gives it, taken for action_input). The message names both."""
+    last = kept_part(run.exchanges[-1].reply) if run.exchanges else ""
+    words = dict(reply_words(last))
+    answer = run.answer.strip() if isinstance(run.answer, str) else None
+    thought, final = words.get("Thought"), words.get("Final Answer")
+    expect(not (final and thought) or answer != thought or thought in final, "returned_thought", reply=last,
+           got=answer, expected=final)
 
 
 @check("3.1", points=1, en="the calculator task: the real result, not the one the model made up",
@@ -629,7 +702,7 @@ def test_stops_at_max_steps(learner, world):
     if len(run.exchanges) < 4:
         explain(learner, run, max_steps=4)
     expect(len(run.exchanges) == 4, "wrong_step_count", max_steps=4, calls=len(run.exchanges))
-    expect_asked_tools_ran(run)
+    said_in_order(run, expect_asked_tools_ran, run)
     expect(isinstance(run.answer, str) and run.answer.strip(), "no_fallback", got=shown(run.answer))
 
 
@@ -637,4 +710,4 @@ def test_stops_at_max_steps(learner, world):
        zh="步数上限时返回的是 Agent 自己的信息，而不是把问题或模型写的内容原样返回")
 def test_fallback_is_its_own(learner, world):
     run = run_agent(learner, world, "endless", 4)
-    expect_own_fallback(run, 4)  # nor a line of a reply without its label (the last Action Input)
+    said_in_order(run, expect_own_fallback, run, 4)  # nor a line of a reply without its label (the last Action Input)
