@@ -127,8 +127,7 @@ def grade_class(lesson: Lesson, submissions: Path, out: Path, seed: int, jobs: i
     except KeyboardInterrupt:
         if tally.workers is None:
             console.print(say("class_stopped_early", lang), markup=False)
-        else:
-            tally.workers.stop()
+        else:  # stopped already (_records), before the staged copies were removed
             console.print(say("class_stopped", lang, graded=tally.graded, left=tally.todo - tally.graded),
                           markup=False)
         return 130
@@ -187,12 +186,16 @@ def _records(entries: list[Entry], lesson: Lesson, out: Path, seed: int, jobs: i
         # pytest's modules and the checks' imported (and the gradebooks need the points anyway)
         todo_points(lesson)
         tally.workers = Workers(lesson, todo, out, seed, lang, jobs, most_jobs, secret)
-        with _progress(console, lang, len(todo)) as (bar, task):
-            for folder, record in tally.workers.graded():
-                records[folder] = record
-                tally.graded += 1
-                bar.advance(task)
-                bar.refresh()
+        try:
+            with _progress(console, lang, len(todo)) as (bar, task):
+                for folder, record in tally.workers.graded():
+                    records[folder] = record
+                    tally.graded += 1
+                    bar.advance(task)
+                    bar.refresh()
+        except BaseException:  # Ctrl-C: the workers end here, before the staged copies they read are removed
+            tally.workers.stop()
+            raise
     return records
 
 
