@@ -387,16 +387,24 @@ def run_agent(learner, world, scenario, *max_steps):
 def kept_part(reply: str) -> str:
     """The part of a reply a loop keeps and parses: up to its request's Action Input line (the rest
     was made up before any tool ran), or the whole reply when it asks for no tool."""
-    made_up = written_after_request(reply)
-    return reply.rstrip()[:len(reply.rstrip()) - len(made_up)].rstrip() if made_up else reply.strip()
+    made_up, reply = written_after_request(reply), reply.rstrip()
+    return reply[:len(reply) - len(made_up)].rstrip() if made_up else reply.strip()
+
+
+THOUGHT = re.compile(r"^[^\S\n]*Thought\s*[:：][ \t]*(?![ \t])(.*\S)", re.MULTILINE)
+
+
+def thought_of(reply: str) -> str:
+    """The text of a reply's Thought line ("" when it has none)."""
+    found = THOUGHT.search(reply)
+    return found.group(1).strip() if found else ""
 
 
 def reply_words(kept: str) -> list[tuple[str, str]]:
     """The reply's own words, by label, as the given parse_react_response reads them: its Thought,
     then its Action and Action Input, or its Final Answer. Empty ones left out."""
-    thought = re.search(r"Thought\s*[:：][ \t]*(.*)", kept)
     request, final = read_request(kept), read_final(kept)
-    words = [("Thought", thought.group(1).strip() if thought else "")]
+    words = [("Thought", thought_of(kept))]
     words += [("Action", request[0]), ("Action Input", request[1])] if request else [("Final Answer", final or "")]
     return [(label, value) for label, value in words if value]
 
@@ -569,9 +577,7 @@ def expect_answer_alone(run):
     """The answer is the Final Answer, without the Thought before it glued on: the model's
     reasoning is not part of what it answers."""
     reply = run.exchanges[-1].reply if run.exchanges else ""
-    thought = re.search(r"^[^\S\n]*Thought\s*[:：][ \t]*(?![ \t])(.*\S)", reply, re.MULTILINE)
-    final = read_final(reply) or ""
-    thought = thought.group(1).strip() if thought else ""
+    final, thought = read_final(reply) or "", thought_of(reply)
     expect(not thought or thought in final or thought not in str(run.answer), "answer_has_thought",
            thought=thought, got=run.answer, expected=final.strip())
 

@@ -76,8 +76,9 @@ class LineReader:
 
     def _read(self, line: bytes):
         value = loads(line)
-        surely_printable = line.isascii() and not SURROGATE_ESCAPE.search(line)
-        return printable(value) if self.printable and not surely_printable else value
+        if self.printable and not (line.isascii() and not SURROGATE_ESCAPE.search(line)):
+            return printable(value)
+        return value
 
 
 # ---------------------------------------------------------------- learner values -> JSON (child side)
